@@ -1,0 +1,145 @@
+// The semantics both languages share: which bag holds the provider, the
+// package cross-check, `__provider` carried into outputs and inputs, and the
+// response of every resource RPC. Requests and responses are plain objects in
+// the shape of our .proto; the runtime does the language-specific part.
+import * as grpc from "@grpc/grpc-js";
+import { diffResponse, type DiffResponseFields } from "./diff.js";
+import { BadRequestError } from "./errors.js";
+import type { Mode } from "./modes.js";
+import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation } from "./runtime.js";
+import {
+  PROVIDER_KEY,
+  UNKNOWN_STRING_SENTINEL,
+  describeValue,
+  rawField,
+  stringField,
+  withField,
+  type WireStruct,
+} from "./wire.js";
+
+interface ResourceRequest {
+  urn?: string;
+  type?: string;
+}
+export interface CheckRequest extends ResourceRequest { olds?: WireStruct; news?: WireStruct }
+export interface DiffRequest extends ResourceRequest { id?: string; olds?: WireStruct; news?: WireStruct }
+export interface CreateRequest extends ResourceRequest { properties?: WireStruct }
+export interface ReadRequest extends ResourceRequest { id?: string; properties?: WireStruct; inputs?: WireStruct }
+export interface UpdateRequest extends ResourceRequest { id?: string; olds?: WireStruct; news?: WireStruct }
+export interface DeleteRequest extends ResourceRequest { id?: string; properties?: WireStruct }
+
+export interface CheckResponse { inputs: WireStruct; failures: CheckFailure[] }
+export interface CreateResponse { id: string; properties: WireStruct }
+export interface ReadResponse { id: string; properties: WireStruct; inputs?: WireStruct }
+export interface UpdateResponse { properties: WireStruct }
+
+export class DynamicCore {
+  constructor(
+    readonly mode: Mode,
+    readonly runtime: DynamicRuntime,
+  ) {}
+
+  configure(args: Bag): Promise<void> {
+    return this.runtime.configure(args);
+  }
+
+  async check(req: CheckRequest, signal: AbortSignal): Promise<CheckResponse> {
+    const call = this.callInfo("Check", req, signal);
+    const bag = providerBag(req.olds, req.news);
+    const provider = this.providerText(call, bag.bag, bag.name);
+    const outcome = await this.runtime.check(call, provider, req.olds, req.news);
+    return { inputs: carryProvider(outcome.inputs, req.news), failures: outcome.failures };
+  }
+
+  async diff(req: DiffRequest, signal: AbortSignal): Promise<DiffResponseFields> {
+    const call = this.callInfo("Diff", req, signal);
+    const bag = providerBag(req.olds, req.news);
+    const provider = this.providerText(call, bag.bag, bag.name);
+    return diffResponse(await this.runtime.diff(call, provider, req.id ?? "", req.olds, req.news));
+  }
+
+  async create(req: CreateRequest, signal: AbortSignal): Promise<CreateResponse> {
+    const call = this.callInfo("Create", req, signal);
+    const provider = this.providerText(call, req.properties, "properties");
+    const outcome = await this.runtime.create(call, provider, req.properties);
+    return { id: outcome.id, properties: carryProvider(outcome.outs, req.properties) };
+  }
+
+  async read(req: ReadRequest, signal: AbortSignal): Promise<ReadResponse> {
+    const call = this.callInfo("Read", req, signal);
+    // Refresh sends the state in `properties`; a user-driven get sends only `inputs`.
+    const useInputs = isEmpty(req.properties) && req.inputs !== undefined && req.inputs !== null;
+    const props = useInputs ? req.inputs : req.properties;
+    const provider = this.providerText(call, props, useInputs ? "inputs" : "properties");
+    const outcome = await this.runtime.read(call, provider, req.id ?? "", props);
+    const resp: ReadResponse = { id: outcome.id, properties: carryProvider(outcome.outs, props) };
+    if (outcome.inputs) resp.inputs = carryProvider(outcome.inputs, props);
+    return resp;
+  }
+
+  async update(req: UpdateRequest, signal: AbortSignal): Promise<UpdateResponse> {
+    const call = this.callInfo("Update", req, signal);
+    // The new code runs an update: news always holds the provider (no unknowns outside preview).
+    const provider = this.providerText(call, req.news, "news");
+    const outcome = await this.runtime.update(call, provider, req.id ?? "", req.olds, req.news);
+    return { properties: carryProvider(outcome.outs, req.news) };
+  }
+
+  async delete(req: DeleteRequest, signal: AbortSignal): Promise<void> {
+    const call = this.callInfo("Delete", req, signal);
+    // The state's provider, i.e. the code that created or last updated the resource.
+    const provider = this.providerText(call, req.properties, "properties");
+    await this.runtime.delete(call, provider, req.id ?? "", req.properties);
+  }
+
+  /** Names the call and refuses a resource of the other language's package. */
+  private callInfo(operation: Operation, req: ResourceRequest, signal: AbortSignal): CallInfo {
+    const urn = req.urn ?? "";
+    for (const token of [req.type ?? "", typeOfUrn(urn)]) {
+      const pkg = token.includes(":") ? token.slice(0, token.indexOf(":")) : "";
+      if (pkg !== "" && pkg !== this.mode.package) {
+        throw new BadRequestError(
+          `${operation} ${urn || token}: this plugin (${this.mode.binary}) serves ${this.mode.package} resources, ` +
+            `but the request is for type ${token} of package ${pkg}; the engine should have launched pulumi-resource-${pkg}`,
+        );
+      }
+    }
+    return { operation, urn, signal };
+  }
+
+  /** The serialized provider text in `bag`, or a clear error naming the resource, method and property. */
+  private providerText(call: CallInfo, bag: Bag, bagName: string): string {
+    const text = stringField(bag, PROVIDER_KEY);
+    if (text !== undefined) return text;
+    const what = describeValue(rawField(bag, PROVIDER_KEY));
+    const problem = what === "missing" ? "has no" : `has ${what} as its`;
+    throw new BadRequestError(
+      `${call.operation} ${call.urn || "(no urn)"}: the request's ${bagName} ${problem} "${PROVIDER_KEY}" property, ` +
+        `so the dynamic provider cannot be loaded; ${PROVIDER_KEY} must be the serialized provider the SDK writes ` +
+        `into every dynamic resource`,
+      grpc.status.UNKNOWN,
+    );
+  }
+}
+
+/** Check and Diff load from olds when the new provider is not known yet (preview of a changed closure). */
+function providerBag(olds: Bag, news: Bag): { bag: Bag; name: string } {
+  return stringField(news, PROVIDER_KEY) === UNKNOWN_STRING_SENTINEL ? { bag: olds, name: "olds" } : { bag: news, name: "news" };
+}
+
+/** `outs` with the request bag's `__provider` value set (or overwritten), exactly as it came in. */
+function carryProvider(outs: WireStruct, from: Bag): WireStruct {
+  return withField(outs, PROVIDER_KEY, rawField(from, PROVIDER_KEY));
+}
+
+function isEmpty(s: Bag): boolean {
+  return !s || !s.fields || Object.keys(s.fields).length === 0;
+}
+
+/** The type token of a URN (urn:pulumi:stack::project::parent$type::name), or "". */
+export function typeOfUrn(urn: string): string {
+  const parts = urn.split("::");
+  if (parts.length < 4) return "";
+  const qualified = parts[2];
+  return qualified.slice(qualified.lastIndexOf("$") + 1);
+}

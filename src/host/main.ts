@@ -1,0 +1,68 @@
+// Entry point of every name the host is installed under. The invoked name picks
+// the mode: pulumi-resource-pulumi-nodejs and pulumi-resource-pulumi-python are
+// what the engine launches; pulumi-dynamic-host is the command for people.
+import path from "node:path";
+import { fstatSync } from "node:fs";
+import { parsePluginArgs } from "./args.js";
+import { runCli } from "./cli.js";
+import { log, setVerbosity } from "./log.js";
+import { modeForBinary, type Mode } from "./modes.js";
+import { pluginVersion } from "./plugin-info.js";
+import type { DynamicRuntime } from "./runtime.js";
+import { startServer } from "./server.js";
+import { NodeRuntime } from "../node-dynamic/runtime.js";
+import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
+import { PythonRuntime } from "../python-bridge/runtime.js";
+
+export async function serve(mode: Mode, argv: readonly string[]): Promise<void> {
+  const args = parsePluginArgs(argv);
+  if (mode.requiresEngineAddress && args.engineAddress === undefined) {
+    process.stderr.write("fatal: Missing <engine> address\n");
+    process.exit(255);
+  }
+  setVerbosity(args.verbosity);
+  installUncaughtHandlers();
+  const cwd = process.cwd();
+  const runtime: DynamicRuntime = mode.language === "nodejs" ? new NodeRuntime(cwd) : new PythonRuntime();
+  let version: string | undefined;
+  const { server, port } = await startServer({
+    mode,
+    runtime,
+    pluginVersion: () => (version ??= pluginVersion(mode, cwd)),
+  });
+  // The engine reads this one line byte by byte; it must be the first thing on stdout.
+  process.stdout.write(`${port}\n`);
+  log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
+
+  let stopping = false;
+  const stop = async (why: string, code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log(1, `stopping: ${why}`);
+    server.forceShutdown();
+    await runtime.close().catch(() => undefined);
+    process.exit(code);
+  };
+  process.once("SIGINT", () => void stop("SIGINT", 130));
+  process.once("SIGTERM", () => void stop("SIGTERM", 143));
+  // The engine gives us a stdin pipe it never writes to: EOF means it is gone.
+  if (isPipe(0)) {
+    process.stdin.on("data", () => undefined);
+    process.stdin.once("end", () => void stop("the engine closed stdin", 0));
+  }
+}
+
+function isPipe(fd: number): boolean {
+  try {
+    return fstatSync(fd).isFIFO();
+  } catch {
+    return false;
+  }
+}
+
+export async function main(argv: readonly string[] = process.argv): Promise<void> {
+  const invoked = path.basename(argv[1] ?? "");
+  const mode = modeForBinary(invoked);
+  if (mode) return serve(mode, argv.slice(2));
+  process.exitCode = await runCli(argv.slice(2));
+}

@@ -1,0 +1,53 @@
+// What differs between the two plugin names before any provider code runs:
+// the package it serves, the refusal texts of RPCs it does not offer, argv
+// rules and the plugin version. Everything else is shared.
+import * as grpc from "@grpc/grpc-js";
+import type { Language } from "./runtime.js";
+
+export interface Mode {
+  language: Language;
+  /** The resource package this plugin serves, the prefix of every type token. */
+  package: "pulumi-nodejs" | "pulumi-python";
+  binary: "pulumi-resource-pulumi-nodejs" | "pulumi-resource-pulumi-python";
+  /** The Node reference exits 255 without an engine address; the Python one ignores argv. */
+  requiresEngineAddress: boolean;
+  /** Details text of an UNIMPLEMENTED answer for the named RPC. */
+  unimplemented(rpc: string): string;
+  /** The status Invoke answers with. */
+  invoke(tok: string): { code: number; details: string };
+}
+
+const notByDynamic = (rpc: string) => `${rpc} is not implemented by the dynamic provider`;
+
+// The Python reference inherits the generated servicer's text except where it overrides the method.
+const pythonOverrides = new Set(["GetSchema", "CheckConfig", "DiffConfig", "List", "Invoke"]);
+
+export const NODEJS: Mode = {
+  language: "nodejs",
+  package: "pulumi-nodejs",
+  binary: "pulumi-resource-pulumi-nodejs",
+  requiresEngineAddress: true,
+  unimplemented: notByDynamic,
+  invoke: (tok) => ({ code: grpc.status.UNKNOWN, details: `unknown function ${tok}` }),
+};
+
+export const PYTHON: Mode = {
+  language: "python",
+  package: "pulumi-python",
+  binary: "pulumi-resource-pulumi-python",
+  requiresEngineAddress: false,
+  unimplemented: (rpc) => (pythonOverrides.has(rpc) ? notByDynamic(rpc) : "Method not implemented!"),
+  invoke: () => ({ code: grpc.status.UNIMPLEMENTED, details: notByDynamic("Invoke") }),
+};
+
+export const MODES: readonly Mode[] = [NODEJS, PYTHON];
+
+/** The mode for an invoked binary name (argv basename, any extension dropped), or undefined. */
+export function modeForBinary(name: string): Mode | undefined {
+  const base = name.replace(/\.(c?js|mjs|cmd|exe)$/i, "");
+  return MODES.find((m) => m.binary === base);
+}
+
+export function modeForLanguage(language: string): Mode | undefined {
+  return MODES.find((m) => m.language === language);
+}

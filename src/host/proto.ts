@@ -1,0 +1,36 @@
+// Loads our .proto subset once and exposes the message types the host encodes
+// and decodes. Callers get plain objects; protobufjs classes stay in here and in
+// the service definition built from them.
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+import protobuf from "protobufjs";
+
+const protoDir = fileURLToPath(new URL("../../../proto/", import.meta.url));
+
+function loadRoot(): protobuf.Root {
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => {
+    // google/protobuf/* come from protobufjs' bundled well-known types.
+    if (target.startsWith("google/protobuf/")) return target;
+    return path.join(protoDir, target);
+  };
+  root.loadSync(["pulumirpc/provider.proto", "google/rpc/status.proto"], { keepCase: true });
+  root.resolveAll();
+  return root;
+}
+
+export const root = loadRoot();
+
+export const ResourceProviderService = root.lookupService("pulumirpc.ResourceProvider");
+
+export function messageType(name: string): protobuf.Type {
+  return root.lookupType(name);
+}
+
+export const StatusType = messageType("google.rpc.Status");
+export const InitFailedType = messageType("pulumirpc.ErrorResourceInitFailed");
+
+export const INIT_FAILED_TYPE_URL = "type.googleapis.com/pulumirpc.ErrorResourceInitFailed";
+
+/** DiffResponse.DiffChanges */
+export const DiffChanges = { DIFF_UNKNOWN: 0, DIFF_NONE: 1, DIFF_SOME: 2 } as const;

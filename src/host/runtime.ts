@@ -1,0 +1,73 @@
+// The contract between the language-neutral core and a language adapter.
+//
+// The core decides which bag holds the provider, validates that the provider
+// text is there, and builds every response; an adapter only loads the provider
+// from its text, calls the user's method with the values its users expect, and
+// returns a normalized outcome. Bags stay in wire form (WireStruct) across this
+// boundary: each adapter decodes them the way its reference plugin does.
+import type { WireStruct } from "./wire.js";
+
+export type Language = "nodejs" | "python";
+
+/** The resource operation an adapter is asked to perform. */
+export type Operation = "Check" | "Diff" | "Create" | "Read" | "Update" | "Delete";
+
+/** Who is asking: enough to name the resource and method in any error, and to abandon work. */
+export interface CallInfo {
+  operation: Operation;
+  urn: string;
+  /** Aborted when the engine cancels the call or the operation's timeout passes. */
+  signal: AbortSignal;
+}
+
+/** A bag of properties as the engine sent it; undefined when the request left it unset. */
+export type Bag = WireStruct | undefined;
+
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
+
+export interface CheckOutcome {
+  inputs: WireStruct;
+  failures: CheckFailure[];
+}
+
+/** The diff tri-state every language maps onto. */
+export type DiffChanges = "some" | "none" | "unknown";
+
+export interface DiffOutcome {
+  changes: DiffChanges;
+  replaces: string[];
+  deleteBeforeReplace: boolean;
+}
+
+export interface CreateOutcome {
+  id: string;
+  outs: WireStruct;
+}
+
+export interface ReadOutcome {
+  id: string;
+  outs: WireStruct;
+  /** Set when the provider reported inputs; the engine then replaces the stored inputs. */
+  inputs?: WireStruct;
+}
+
+export interface UpdateOutcome {
+  outs: WireStruct;
+}
+
+export interface DynamicRuntime {
+  readonly language: Language;
+  /** Stores the stack config for providers loaded from now on (Configure RPC). */
+  configure(args: Bag): Promise<void>;
+  check(call: CallInfo, provider: string, olds: Bag, news: Bag): Promise<CheckOutcome>;
+  diff(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<DiffOutcome>;
+  create(call: CallInfo, provider: string, props: Bag): Promise<CreateOutcome>;
+  read(call: CallInfo, provider: string, id: string, props: Bag): Promise<ReadOutcome>;
+  update(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome>;
+  delete(call: CallInfo, provider: string, id: string, props: Bag): Promise<void>;
+  /** Releases processes and handles; the host calls it once on shutdown. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,108 @@
+// The ResourceProvider service: one table with an entry for every RPC, each a
+// thin decode → core → encode. What an RPC answers that is not a resource
+// operation (refusals, Invoke, Cancel, GetPluginInfo) is decided here from the
+// mode, identically for both languages apart from the mode's texts.
+import * as grpc from "@grpc/grpc-js";
+import type protobuf from "protobufjs";
+import { DynamicCore } from "./core.js";
+import { NotImplementedError } from "./errors.js";
+import { refusedStream, unary } from "./grpc-adapter.js";
+import type { Mode } from "./modes.js";
+import { ResourceProviderService } from "./proto.js";
+import type { DynamicRuntime } from "./runtime.js";
+import type { WireStruct } from "./wire.js";
+
+/** 400 MiB, and the unrequested-call time both references set (sdk runtime settings). */
+export const SERVER_OPTIONS: grpc.ServerOptions = {
+  "grpc.max_receive_message_length": 400 * 1024 * 1024,
+  "grpc.max_send_message_length": -1,
+  "grpc.server_max_unrequested_time_in_server": 30 * 60,
+};
+
+export interface HostOptions {
+  mode: Mode;
+  runtime: DynamicRuntime;
+  /** GetPluginInfo's version; resolved lazily because Node mode reads the program's SDK. */
+  pluginVersion: () => string;
+}
+
+export function serviceDefinition(): grpc.ServiceDefinition {
+  const def: Record<string, grpc.MethodDefinition<object, object>> = {};
+  for (const method of Object.values(ResourceProviderService.methods)) {
+    const req = method.resolvedRequestType as protobuf.Type;
+    const res = method.resolvedResponseType as protobuf.Type;
+    def[method.name] = {
+      path: `/pulumirpc.ResourceProvider/${method.name}`,
+      requestStream: !!method.requestStream,
+      responseStream: !!method.responseStream,
+      requestSerialize: (v: object) => Buffer.from(req.encode(v).finish()),
+      requestDeserialize: (b: Buffer) => req.decode(b),
+      responseSerialize: (v: object) => Buffer.from(res.encode(v).finish()),
+      responseDeserialize: (b: Buffer) => res.decode(b),
+      originalName: method.name,
+    };
+  }
+  return def;
+}
+
+export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplementation {
+  const { mode } = opts;
+  const core = new DynamicCore(mode, opts.runtime);
+  const refuse = (rpc: string) =>
+    unary(rpc, () => {
+      throw new NotImplementedError(mode.unimplemented(rpc));
+    });
+  type Req = Record<string, any>;
+  return {
+    Handshake: refuse("Handshake"),
+    Parameterize: refuse("Parameterize"),
+    GetSchema: refuse("GetSchema"),
+    CheckConfig: refuse("CheckConfig"),
+    DiffConfig: refuse("DiffConfig"),
+    Configure: unary("Configure", async (req: { args?: WireStruct | null }) => {
+      await core.configure(req.args ?? undefined);
+      return {};
+    }),
+    Invoke: unary("Invoke", (req: { tok?: string }) => {
+      const status = mode.invoke(req.tok ?? "");
+      throw new NotImplementedError(status.details, status.code);
+    }),
+    Call: refuse("Call"),
+    Check: unary("Check", (req: Req, signal) => core.check(bags(req, "olds", "news"), signal)),
+    Diff: unary("Diff", (req: Req, signal) => core.diff(bags(req, "olds", "news"), signal)),
+    Create: unary("Create", (req: Req, signal) => core.create(bags(req, "properties"), signal)),
+    Read: unary("Read", (req: Req, signal) => core.read(bags(req, "properties", "inputs"), signal)),
+    List: refusedStream("List", new NotImplementedError(mode.unimplemented("List"))),
+    Update: unary("Update", (req: Req, signal) => core.update(bags(req, "olds", "news"), signal)),
+    Delete: unary("Delete", async (req: Req, signal) => {
+      await core.delete(bags(req, "properties"), signal);
+      return {};
+    }),
+    Construct: refuse("Construct"),
+    Cancel: unary("Cancel", () => ({})),
+    GetPluginInfo: unary("GetPluginInfo", () => ({ version: opts.pluginVersion() })),
+    Attach: refuse("Attach"),
+    GetMapping: refuse("GetMapping"),
+    GetMappings: refuse("GetMappings"),
+  };
+}
+
+/**
+ * The decoded request with unset Struct fields as undefined (protobufjs leaves
+ * null) and the identity fields the core reads.
+ */
+function bags(req: Record<string, any>, ...names: string[]): any {
+  const out: Record<string, unknown> = { urn: req.urn ?? "", type: req.type ?? "", id: req.id ?? "" };
+  for (const n of names) out[n] = req[n] ?? undefined;
+  return out;
+}
+
+/** Binds 127.0.0.1:0 and resolves the port once the server is listening. */
+export async function startServer(opts: HostOptions): Promise<{ server: grpc.Server; port: number }> {
+  const server = new grpc.Server(SERVER_OPTIONS);
+  server.addService(serviceDefinition(), serviceHandlers(opts));
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+  });
+  return { server, port };
+}

@@ -1,0 +1,191 @@
+// google.protobuf.Struct in its wire shape (as protobufjs decodes and encodes it)
+// and the one faithful projection to plain JavaScript values that the Node
+// reference plugin shows its users (google-protobuf's Struct.toJavaScript and
+// Struct.fromJavaScript). This is the only module that knows how Struct values
+// are laid out; everything else handles WireStruct as an opaque bag.
+
+/** A google.protobuf.Value: exactly one member is set. */
+export interface WireValue {
+  nullValue?: number;
+  numberValue?: number;
+  stringValue?: string;
+  boolValue?: boolean;
+  structValue?: WireStruct;
+  listValue?: WireList;
+}
+
+export interface WireStruct {
+  fields: Record<string, WireValue>;
+}
+
+export interface WireList {
+  values: WireValue[];
+}
+
+/** The key under which the SDKs store the serialized provider. */
+export const PROVIDER_KEY = "__provider";
+
+/** What the engine sends for a string whose value is not known yet (preview). */
+export const UNKNOWN_STRING_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** The signature key and the secret signature of a wrapped secret value. */
+export const SIG_KEY = "4dabf18193072939515e22adb298388d";
+export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
+type Kind = "null" | "number" | "string" | "bool" | "struct" | "list" | "unset";
+
+/**
+ * Which member of a Value is set. Decoded messages keep proto3 defaults on their
+ * prototype, so presence is an own property, never a truthy read.
+ */
+export function valueKind(v: WireValue): Kind {
+  if (hasOwn(v, "stringValue") && v.stringValue !== undefined && v.stringValue !== null) return "string";
+  if (hasOwn(v, "structValue") && v.structValue) return "struct";
+  if (hasOwn(v, "numberValue") && v.numberValue !== undefined && v.numberValue !== null) return "number";
+  if (hasOwn(v, "boolValue") && v.boolValue !== undefined && v.boolValue !== null) return "bool";
+  if (hasOwn(v, "listValue") && v.listValue) return "list";
+  if (hasOwn(v, "nullValue") && v.nullValue !== undefined && v.nullValue !== null) return "null";
+  return "unset";
+}
+
+/** The fields of a Struct, or an empty record for an unset Struct. */
+export function structFields(s: WireStruct | null | undefined): Record<string, WireValue> {
+  return s && s.fields ? s.fields : {};
+}
+
+/** A top-level string field of a bag, or undefined when absent or not a string. */
+export function stringField(s: WireStruct | null | undefined, key: string): string | undefined {
+  const fields = structFields(s);
+  if (!hasOwn(fields, key)) return undefined;
+  const v = fields[key];
+  return valueKind(v) === "string" ? v.stringValue : undefined;
+}
+
+/** A top-level field of a bag as it is on the wire, or undefined when absent. */
+export function rawField(s: WireStruct | null | undefined, key: string): WireValue | undefined {
+  const fields = structFields(s);
+  return hasOwn(fields, key) ? fields[key] : undefined;
+}
+
+/** A copy of `s` (or an empty Struct) whose `key` field is `value`; `s` is left alone. */
+export function withField(s: WireStruct | null | undefined, key: string, value: WireValue | undefined): WireStruct {
+  const fields: Record<string, WireValue> = Object.create(null);
+  const src = structFields(s);
+  for (const k of Object.keys(src)) fields[k] = src[k];
+  if (value !== undefined) fields[key] = value;
+  return { fields };
+}
+
+/** A stable description of a Value's kind for error messages: "a string", "a number"… */
+export function describeValue(v: WireValue | undefined): string {
+  if (v === undefined) return "missing";
+  switch (valueKind(v)) {
+    case "null": return "null";
+    case "number": return "a number";
+    case "string": return "a string";
+    case "bool": return "a boolean";
+    case "struct": return "an object";
+    case "list": return "a list";
+    default: return "an empty protobuf Value";
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Wire -> JavaScript, as google-protobuf's toJavaScript: object keys sorted
+// (its map iterates in sorted key order), nulls kept, numbers as doubles, every
+// sentinel left as the string or object it is on the wire.
+
+export function structToJs(s: WireStruct | null | undefined): Record<string, unknown> {
+  const result: Record<string, unknown> = {};
+  const fields = structFields(s);
+  const keys = Object.keys(fields).sort();
+  for (const k of keys) result[k] = valueToJs(fields[k]);
+  return result;
+}
+
+export function valueToJs(v: WireValue): unknown {
+  switch (valueKind(v)) {
+    case "null": return null;
+    case "number": return v.numberValue;
+    case "string": return v.stringValue;
+    case "bool": return v.boolValue;
+    case "struct": return structToJs(v.structValue);
+    case "list": {
+      const values = v.listValue!.values ?? [];
+      const out: unknown[] = [];
+      for (let i = 0; i < values.length; i++) out.push(valueToJs(values[i]));
+      return out;
+    }
+    default: throw new Error("Unexpected struct type");
+  }
+}
+
+// ---------------------------------------------------------------------------
+// JavaScript -> wire, as google-protobuf's fromJavaScript: objects contribute
+// their own and inherited enumerable keys (for…in), anything that is not a
+// string, number, boolean, null, array or object throws the same error text.
+
+export class UnexpectedStructTypeError extends Error {
+  /** Where the value sits below the converted object, e.g. `.a[2].b`; filled in while unwinding. */
+  path = "";
+  constructor(readonly got: string) {
+    super("Unexpected struct type.");
+  }
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function within(e: unknown, segment: string): unknown {
+  if (e instanceof UnexpectedStructTypeError) e.path = segment + e.path;
+  return e;
+}
+
+export function jsToStruct(obj: unknown): WireStruct {
+  const fields: Record<string, WireValue> = Object.create(null);
+  // for…in over a primitive walks its wrapper (a string yields its indices), as upstream does.
+  const target = obj as Record<string, unknown>;
+  for (const k in target) {
+    try {
+      fields[k] = jsToValue(target[k]);
+    } catch (e) {
+      throw within(e, IDENTIFIER.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
+    }
+  }
+  return { fields };
+}
+
+export function jsToValue(v: unknown): WireValue {
+  switch (typeof v) {
+    case "string": return { stringValue: v };
+    case "number": return { numberValue: v };
+    case "boolean": return { boolValue: v };
+    case "object":
+      if (v === null) return { nullValue: 0 };
+      if (Array.isArray(v)) {
+        // Indexed, not mapped: a hole is undefined and must fail as upstream does.
+        const values: WireValue[] = [];
+        for (let i = 0; i < v.length; i++) {
+          try {
+            values.push(jsToValue(v[i]));
+          } catch (e) {
+            throw within(e, `[${i}]`);
+          }
+        }
+        return { listValue: { values } };
+      }
+      return { structValue: jsToStruct(v) };
+    default:
+      throw new UnexpectedStructTypeError(typeof v === "function" ? "a function" : typeof v === "undefined" ? "undefined" : `a ${typeof v}`);
+  }
+}
+
+/** Top-level-only unwrapping of a secret signature object, as the SDKs' unwrapRpcSecret. */
+export function unwrapSecret(v: unknown): unknown {
+  if (v !== null && typeof v === "object" && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>;
+    if (o[SIG_KEY] === SECRET_SIG) return o.value;
+  }
+  return v;
+}

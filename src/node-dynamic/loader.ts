@@ -1,0 +1,144 @@
+// Turns the `__provider` text written by the Node SDK's closure serializer into
+// the provider object, once per distinct text.
+//
+// The text is a CommonJS module (`exports.handler = __f0; …`) in sloppy mode
+// (it uses `with`). It is compiled with `vm.compileFunction` in the main
+// context, so values crossing in and out are ordinary objects of this realm and
+// `require`d libraries are the process's own. Its `require` resolves from the
+// plugin's working directory (the program's node_modules and their parents),
+// as the reference's require-from-string module with filename '' does, and its
+// `__filename`/`__dirname` are '' and '.' like there. Stack traces name it
+// `pulumi-dynamic-provider/<hash>.js`.
+import { createHash } from "node:crypto";
+import { createRequire } from "node:module";
+import path from "node:path";
+import vm from "node:vm";
+import { Config, nodeProjectName } from "./config.js";
+
+/** What the closure's handler() must give back: an object whose methods the host calls. */
+export type NodeProvider = Record<string, unknown> & {
+  configure?: (req: { config: Config }) => unknown;
+};
+
+/** Loading failed before any user method ran: bad text, a throw while evaluating, a missing module. */
+export class ProviderLoadError extends Error {
+  override name = "ProviderLoadError";
+  constructor(message: string, override readonly cause: unknown) {
+    super(message);
+  }
+}
+
+const WRAPPER_PARAMS = ["exports", "require", "module", "__filename", "__dirname"];
+
+export class ProviderLoader {
+  private readonly cache = new Map<string, NodeProvider>();
+  private rawConfig: Record<string, unknown> | undefined;
+
+  constructor(private readonly cwd: string = process.cwd()) {}
+
+  /** Config for providers configured from now on (the reference keeps the latest Configure's). */
+  setConfig(config: Record<string, unknown>): void {
+    this.rawConfig = config;
+  }
+
+  /**
+   * The provider for `text`, evaluated and configured on first use. Ordering is
+   * the Node reference's: the provider is cached *before* its configure runs, so
+   * a concurrent request may see it unconfigured, and a configure that throws
+   * fails only the request that triggered it and is never retried.
+   */
+  async get(text: string): Promise<NodeProvider> {
+    let provider = this.cache.get(text);
+    if (!provider) {
+      provider = this.evaluate(text);
+      this.cache.set(text, provider);
+      if (provider.configure) {
+        const config = new Config(this.rawConfig, nodeProjectName());
+        await provider.configure({ config });
+      }
+    }
+    return provider;
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  private evaluate(text: string): NodeProvider {
+    const name = `pulumi-dynamic-provider/${createHash("sha256").update(text).digest("hex").slice(0, 12)}.js`;
+    let fn: Function;
+    try {
+      fn = vm.compileFunction(text, WRAPPER_PARAMS, { filename: name });
+    } catch (e) {
+      throw new ProviderLoadError(`the serialized provider is not valid JavaScript: ${describe(e)}`, e);
+    }
+    const module = { exports: {} as Record<string, unknown>, id: name, filename: "", loaded: false };
+    const handler = (() => {
+      try {
+        fn.call(module.exports, module.exports, this.moduleRequire(), module, "", ".");
+      } catch (e) {
+        throw new ProviderLoadError(`the serialized provider threw while loading: ${describe(e)}`, e);
+      }
+      module.loaded = true;
+      return module.exports.handler;
+    })();
+    if (typeof handler !== "function") {
+      throw new ProviderLoadError(
+        `the serialized provider does not export a handler function (exports.handler is ${typeof handler}); ` +
+          `it must be the text @pulumi/pulumi's dynamic.Resource writes`,
+        undefined,
+      );
+    }
+    let provider: unknown;
+    try {
+      provider = handler();
+    } catch (e) {
+      throw new ProviderLoadError(`the serialized provider's handler threw: ${describe(e)}`, e);
+    }
+    if (provider === null || (typeof provider !== "object" && typeof provider !== "function")) {
+      throw new ProviderLoadError(
+        `the serialized provider's handler returned ${provider === null ? "null" : typeof provider}, not a provider object`,
+        undefined,
+      );
+    }
+    return provider as NodeProvider;
+  }
+
+  /**
+   * A `require` that resolves like a module at the program directory and, when
+   * the requested module itself is missing, says where it looked.
+   */
+  private moduleRequire(): NodeJS.Require {
+    const base = createRequire(path.join(this.cwd, "[pulumi dynamic provider]"));
+    const cwd = this.cwd;
+    const req = function require(id: string): unknown {
+      try {
+        return base(id);
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        if (err && err.code === "MODULE_NOT_FOUND" && typeof err.message === "string" && err.message.startsWith(`Cannot find module '${id}'`)) {
+          const missing = new Error(
+            `Cannot find module '${id}' required by the dynamic provider: it was resolved from the program directory ` +
+              `${cwd} (its node_modules and those of its parents); install it in the program's dependencies`,
+          ) as NodeJS.ErrnoException;
+          missing.code = "MODULE_NOT_FOUND";
+          throw missing;
+        }
+        throw e;
+      }
+    } as NodeJS.Require;
+    req.resolve = base.resolve;
+    req.cache = base.cache;
+    req.main = base.main;
+    req.extensions = base.extensions;
+    return req;
+  }
+}
+
+function describe(e: unknown): string {
+  if (e && typeof e === "object" && "message" in e) {
+    const err = e as { name?: unknown; message?: unknown };
+    return `${String(err.name ?? "Error")}: ${String(err.message)}`;
+  }
+  return String(e);
+}

@@ -1,0 +1,271 @@
+// The Node language adapter: what a Node provider's methods receive, the
+// defaults for the methods it leaves out, and how what it returns or throws
+// becomes a normalized outcome. Everything a user can observe here follows the
+// Node reference plugin (shared/reference-behavior.md §3, §5, D-rows); where we
+// deliberately differ, docs/parity.md says so and a test shows it.
+import * as grpc from "@grpc/grpc-js";
+import { ProviderResultError, UserOperationError } from "../host/errors.js";
+import type {
+  Bag,
+  CallInfo,
+  CheckOutcome,
+  CreateOutcome,
+  DiffOutcome,
+  DynamicRuntime,
+  ReadOutcome,
+  UpdateOutcome,
+} from "../host/runtime.js";
+import {
+  PROVIDER_KEY,
+  UnexpectedStructTypeError,
+  jsToStruct,
+  structToJs,
+  unwrapSecret,
+  type WireStruct,
+} from "../host/wire.js";
+import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
+
+type Obj = Record<string, any>;
+
+export class NodeRuntime implements DynamicRuntime {
+  readonly language = "nodejs" as const;
+  readonly loader: ProviderLoader;
+
+  constructor(cwd: string = process.cwd()) {
+    this.loader = new ProviderLoader(cwd);
+  }
+
+  async configure(args: Bag): Promise<void> {
+    const config: Obj = {};
+    for (const [k, v] of Object.entries(structToJs(args))) {
+      if (k === PROVIDER_KEY) continue;
+      config[k] = unwrapSecret(v);
+    }
+    this.loader.setConfig(config);
+  }
+
+  check(call: CallInfo, text: string, oldsBag: Bag, newsBag: Bag): Promise<CheckOutcome> {
+    return this.echoing(call, async () => {
+      const olds = structToJs(oldsBag);
+      const news = structToJs(newsBag);
+      const provider = await this.provider(call, text);
+      let inputs: any = news;
+      let failures: any = [];
+      if (provider.check) {
+        const result = expectObject(call, "check", await (provider as Obj).check(olds, news));
+        if (result.inputs) inputs = result.inputs;
+        if (result.failures) failures = result.failures;
+      }
+      // Upstream sets the key on the object the user returned; keep that visible effect.
+      inputs[PROVIDER_KEY] = news[PROVIDER_KEY];
+      const list: { property: string; reason: string }[] = [];
+      for (const f of failures) list.push({ property: wireString(f.property), reason: wireString(f.reason) });
+      return { inputs: toStruct(call, "check", "inputs", inputs), failures: list };
+    });
+  }
+
+  diff(call: CallInfo, text: string, id: string, oldsBag: Bag, newsBag: Bag): Promise<DiffOutcome> {
+    return this.echoing(call, async () => {
+      const olds = structToJs(oldsBag);
+      const news = structToJs(newsBag);
+      const provider = await this.provider(call, text);
+      if (!provider.diff) return { changes: "unknown", replaces: [], deleteBeforeReplace: false };
+      const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news));
+      return {
+        changes: result.changes === true ? "some" : result.changes === false ? "none" : "unknown",
+        replaces: result.replaces && result.replaces.length !== 0 ? replacesList(call, result.replaces) : [],
+        deleteBeforeReplace: !!result.deleteBeforeReplace,
+      };
+    });
+  }
+
+  create(call: CallInfo, text: string, propsBag: Bag): Promise<CreateOutcome> {
+    return this.failing(call, async () => {
+      const props = structToJs(propsBag);
+      const provider = await this.provider(call, text);
+      const result = expectObject(call, "create", await (provider as Obj).create(props));
+      const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
+      return { id: createdId(call, result.id), outs: toStruct(call, "create", "outs", outs) };
+    });
+  }
+
+  read(call: CallInfo, text: string, id: string, propsBag: Bag): Promise<ReadOutcome> {
+    return this.echoing(call, async () => {
+      const props = structToJs(propsBag);
+      const provider = await this.provider(call, text);
+      // Without a read method the state goes back exactly as it came.
+      if (!provider.read) return { id, outs: propsBag ?? { fields: {} } };
+      const result = expectObject(call, "read", await (provider as Obj).read(id, props));
+      const outs = Object.assign(result.props || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
+      const outcome: ReadOutcome = { id: wireString(result.id), outs: toStruct(call, "read", "props", outs) };
+      if (result.inputs) {
+        const inputs = Object.assign(result.inputs, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
+        outcome.inputs = toStruct(call, "read", "inputs", inputs);
+      }
+      return outcome;
+    });
+  }
+
+  update(call: CallInfo, text: string, id: string, oldsBag: Bag, newsBag: Bag): Promise<UpdateOutcome> {
+    return this.failing(call, async () => {
+      const olds = structToJs(oldsBag);
+      const news = structToJs(newsBag);
+      const provider = await this.provider(call, text);
+      let result: Obj = {};
+      if (provider.update) result = (await (provider as Obj).update(id, olds, news)) || {};
+      const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: news[PROVIDER_KEY] });
+      return { outs: toStruct(call, "update", "outs", outs) };
+    });
+  }
+
+  delete(call: CallInfo, text: string, id: string, propsBag: Bag): Promise<void> {
+    return this.echoing(call, async () => {
+      const props = structToJs(propsBag);
+      const provider = await this.provider(call, text);
+      if (provider.delete) await (provider as Obj).delete(id, props);
+    });
+  }
+
+  async close(): Promise<void> {}
+
+  private async provider(call: CallInfo, text: string): Promise<NodeProvider> {
+    try {
+      return await this.loader.get(text);
+    } catch (e) {
+      if (e instanceof ProviderLoadError) {
+        throw new ProviderResultError(`${call.operation} ${call.urn}: ${e.message}`);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Check, Diff, Read and Delete: a user error is printed to stderr as
+   * `${e}: ${e.stack}` and answered the way grpc-js answers a thrown value.
+   */
+  private async echoing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (e) {
+      if (isHostError(e)) throw e;
+      const err = e as any;
+      console.error(`${describeThrown(err)}: ${err?.stack}`);
+      throw grpcJsStatus(err);
+    }
+  }
+
+  /** Create and Update: nothing printed; UNKNOWN with the message, and the partial-create detail when `e.id` is set. */
+  private async failing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
+    try {
+      return await body();
+    } catch (e) {
+      if (isHostError(e)) throw e;
+      const err = e as any;
+      const details = messageOf(err);
+      if (err !== null && typeof err === "object" && err.id) {
+        throw new UserOperationError(grpc.status.UNKNOWN, details, {
+          id: String(err.id),
+          properties: toStruct(call, call.operation.toLowerCase(), "error.properties", err.properties || {}),
+          reasons: Array.from(err.reasons || [], String),
+        });
+      }
+      throw new UserOperationError(grpc.status.UNKNOWN, details);
+    }
+  }
+}
+
+function isHostError(e: unknown): boolean {
+  return e instanceof ProviderResultError || e instanceof UserOperationError;
+}
+
+/** grpc-js's serverErrorToStatus: an integer `code` (a real status, 1–16) is kept, with `details` if it is a string. */
+function grpcJsStatus(err: any): UserOperationError {
+  if (err === null || (typeof err !== "object" && typeof err !== "function")) {
+    return new UserOperationError(grpc.status.UNKNOWN, String(err));
+  }
+  let code: number = grpc.status.UNKNOWN;
+  let details = "message" in err ? String(err.message) : "Unknown Error";
+  if (typeof err.code === "number" && Number.isInteger(err.code) && err.code >= 1 && err.code <= 16) {
+    code = err.code;
+    if (typeof err.details === "string") details = err.details;
+  }
+  const trailers = err.metadata instanceof grpc.Metadata ? err.metadata : undefined;
+  return new UserOperationError(code, details, undefined, trailers);
+}
+
+function messageOf(err: any): string {
+  if (err !== null && (typeof err === "object" || typeof err === "function")) {
+    return err.message === undefined ? "" : String(err.message);
+  }
+  return String(err);
+}
+
+function describeThrown(err: unknown): string {
+  try {
+    return `${err}`;
+  } catch {
+    return Object.prototype.toString.call(err);
+  }
+}
+
+/** A string field as the Node reference serializes it: a non-string or empty value becomes "". */
+function wireString(v: unknown): string {
+  return typeof v === "string" ? v : "";
+}
+
+function expectObject(call: CallInfo, method: string, result: unknown): Obj {
+  if (result === null || (typeof result !== "object" && typeof result !== "function")) {
+    throw new ProviderResultError(
+      `${call.operation} ${call.urn}: the dynamic provider's ${method} returned ${result === null ? "null" : typeof result}; ` +
+        `it must return an object (${expectedShape[method]})`,
+    );
+  }
+  return result as Obj;
+}
+
+const expectedShape: Record<string, string> = {
+  check: "{ inputs?, failures? }",
+  diff: "{ changes?, replaces?, deleteBeforeReplace? }",
+  create: "{ id: string, outs? }",
+  read: "{ id?, props?, inputs? }",
+};
+
+function createdId(call: CallInfo, id: unknown): string {
+  if (typeof id === "string" && id.length > 0) return id;
+  const got = id === undefined ? "no id" : typeof id === "string" ? 'an empty id ("")' : `id ${String(id)} (a ${typeof id})`;
+  throw new ProviderResultError(
+    `${call.operation} ${call.urn}: the dynamic provider's create returned ${got}; create must return ` +
+      `{ id: string, outs? } with a non-empty string id`,
+  );
+}
+
+function replacesList(call: CallInfo, replaces: any): string[] {
+  const out: string[] = [];
+  // A string is walked character by character, as upstream's writer does.
+  for (let i = 0; i < replaces.length; i++) {
+    const r = replaces[i];
+    if (typeof r !== "string") {
+      throw new ProviderResultError(
+        `${call.operation} ${call.urn}: the dynamic provider's diff returned replaces[${i}] = ${String(r)} (a ${typeof r}); ` +
+          `replaces must be a list of property names`,
+      );
+    }
+    out.push(r);
+  }
+  return out;
+}
+
+/** JS -> Struct; a value the wire cannot carry is reported with its path. */
+function toStruct(call: CallInfo, method: string, what: string, value: unknown): WireStruct {
+  try {
+    return jsToStruct(value);
+  } catch (e) {
+    if (e instanceof UnexpectedStructTypeError) {
+      throw new ProviderResultError(
+        `${call.operation} ${call.urn}: the dynamic provider's ${method} returned ${what}${e.path} = ${e.got}, ` +
+          `which cannot be sent to the engine (Unexpected struct type.); use null or leave the key out`,
+      );
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,215 @@
+// A ResourceProvider client built from the real Pulumi SDK's generated stubs
+// (@pulumi/pulumi/proto/*_pb), not from our .proto: what it can send and read is
+// what the engine's contract says, independently of our own definitions.
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const grpc = require("@grpc/grpc-js");
+const services = require("@pulumi/pulumi/proto/provider_grpc_pb");
+const provider = require("@pulumi/pulumi/proto/provider_pb");
+const plugin = require("@pulumi/pulumi/proto/plugin_pb");
+const statusPb = require("@pulumi/pulumi/proto/status_pb");
+const structPb = require("google-protobuf/google/protobuf/struct_pb");
+const emptyPb = require("google-protobuf/google/protobuf/empty_pb");
+
+export const pb = { provider, plugin, structPb, emptyPb, statusPb, grpc };
+
+export type Props = Record<string, unknown>;
+
+export interface InitFailedView {
+  statusCode: number;
+  statusMessage: string;
+  typeUrl: string;
+  id: string;
+  properties: Props;
+  reasons: string[];
+}
+
+/** Everything observable about one RPC's answer, normalized for comparison. */
+export interface Outcome {
+  code: number;
+  details: string;
+  /** A readable projection of the response (ok answers only). */
+  view?: any;
+  /** The response re-serialized by google-protobuf (sorted map keys): equal bytes, equal answer. */
+  bytes?: string;
+  initFailed?: InitFailedView;
+}
+
+const struct = (o: Props | undefined) => (o === undefined ? undefined : structPb.Struct.fromJavaScript(o));
+const js = (s: any) => (s ? s.toJavaScript() : undefined);
+
+export interface ResourceArgs {
+  urn?: string;
+  type?: string;
+  id?: string;
+}
+
+export class ProviderClient {
+  readonly raw: any;
+
+  constructor(address: string) {
+    this.raw = new services.ResourceProviderClient(address, grpc.credentials.createInsecure(), {
+      "grpc.max_receive_message_length": 512 * 1024 * 1024,
+      "grpc.max_send_message_length": 512 * 1024 * 1024,
+    });
+  }
+
+  close(): void {
+    this.raw.close();
+  }
+
+  /** Calls `method` with a ready request message and records the outcome. */
+  call(method: string, request: any, view: (resp: any) => any = () => ({})): Promise<Outcome> {
+    return new Promise((resolve) => {
+      this.raw[method](request, (err: any, resp: any) => {
+        if (err) {
+          const out: Outcome = { code: err.code, details: err.details };
+          const bin = err.metadata?.get("grpc-status-details-bin") ?? [];
+          if (bin.length > 0) out.initFailed = decodeInitFailed(bin[0]);
+          resolve(out);
+          return;
+        }
+        resolve({ code: 0, details: "", view: view(resp), bytes: Buffer.from(resp.serializeBinary()).toString("base64") });
+      });
+    });
+  }
+
+  configure(args: Props | undefined): Promise<Outcome> {
+    const req = new provider.ConfigureRequest();
+    if (args !== undefined) req.setArgs(struct(args));
+    req.setAcceptsecrets(true);
+    req.setAcceptresources(true);
+    return this.call("configure", req, () => ({}));
+  }
+
+  check(a: ResourceArgs & { olds?: Props; news?: Props }): Promise<Outcome> {
+    const req = new provider.CheckRequest();
+    setIdentity(req, a);
+    req.setOlds(struct(a.olds ?? {}));
+    if (a.news !== undefined) req.setNews(struct(a.news));
+    return this.call("check", req, (r) => ({
+      inputs: js(r.getInputs()),
+      failures: r.getFailuresList().map((f: any) => ({ property: f.getProperty(), reason: f.getReason() })),
+    }));
+  }
+
+  diff(a: ResourceArgs & { olds?: Props; news?: Props; oldInputs?: Props }): Promise<Outcome> {
+    const req = new provider.DiffRequest();
+    setIdentity(req, a);
+    if (a.id !== undefined) req.setId(a.id);
+    if (a.olds !== undefined) req.setOlds(struct(a.olds));
+    if (a.news !== undefined) req.setNews(struct(a.news));
+    if (a.oldInputs !== undefined) req.setOldInputs(struct(a.oldInputs));
+    return this.call("diff", req, (r) => r.toObject());
+  }
+
+  create(a: ResourceArgs & { properties?: Props; preview?: boolean; timeout?: number }): Promise<Outcome> {
+    const req = new provider.CreateRequest();
+    setIdentity(req, a);
+    if (a.properties !== undefined) req.setProperties(struct(a.properties));
+    if (a.preview) req.setPreview(true);
+    if (a.timeout) req.setTimeout(a.timeout);
+    return this.call("create", req, (r) => ({ id: r.getId(), properties: js(r.getProperties()) }));
+  }
+
+  read(a: ResourceArgs & { properties?: Props; inputs?: Props }): Promise<Outcome> {
+    const req = new provider.ReadRequest();
+    setIdentity(req, a);
+    if (a.id !== undefined) req.setId(a.id);
+    if (a.properties !== undefined) req.setProperties(struct(a.properties));
+    if (a.inputs !== undefined) req.setInputs(struct(a.inputs));
+    return this.call("read", req, (r) => ({
+      id: r.getId(),
+      properties: js(r.getProperties()),
+      inputs: r.hasInputs() ? js(r.getInputs()) : undefined,
+    }));
+  }
+
+  update(a: ResourceArgs & { olds?: Props; news?: Props; oldInputs?: Props }): Promise<Outcome> {
+    const req = new provider.UpdateRequest();
+    setIdentity(req, a);
+    if (a.id !== undefined) req.setId(a.id);
+    if (a.olds !== undefined) req.setOlds(struct(a.olds));
+    if (a.news !== undefined) req.setNews(struct(a.news));
+    if (a.oldInputs !== undefined) req.setOldInputs(struct(a.oldInputs));
+    return this.call("update", req, (r) => ({ properties: js(r.getProperties()) }));
+  }
+
+  delete(a: ResourceArgs & { properties?: Props; oldInputs?: Props }): Promise<Outcome> {
+    const req = new provider.DeleteRequest();
+    setIdentity(req, a);
+    if (a.id !== undefined) req.setId(a.id);
+    if (a.properties !== undefined) req.setProperties(struct(a.properties));
+    if (a.oldInputs !== undefined) req.setOldInputs(struct(a.oldInputs));
+    return this.call("delete", req, () => ({}));
+  }
+
+  getPluginInfo(): Promise<Outcome> {
+    return this.call("getPluginInfo", new emptyPb.Empty(), (r) => ({ version: r.getVersion() }));
+  }
+
+  cancel(): Promise<Outcome> {
+    return this.call("cancel", new emptyPb.Empty());
+  }
+
+  invoke(tok: string): Promise<Outcome> {
+    const req = new provider.InvokeRequest();
+    req.setTok(tok);
+    req.setArgs(struct({}));
+    return this.call("invoke", req);
+  }
+
+  /** Every refused RPC, called with an empty request of its own type. */
+  refused(method: string): Promise<Outcome> {
+    const requestType = (services.ResourceProviderService as any)[method].requestType;
+    return this.call(method, new requestType());
+  }
+
+  /** The List server stream: resolves with its final status. */
+  list(): Promise<Outcome> {
+    return new Promise((resolve) => {
+      const stream = this.raw.list(new provider.ListRequest());
+      stream.on("data", () => undefined);
+      stream.on("error", (err: any) => resolve({ code: err.code, details: err.details }));
+      stream.on("end", () => resolve({ code: 0, details: "" }));
+    });
+  }
+
+  /** A method that is not part of the service at all. */
+  unknownMethod(): Promise<Outcome> {
+    return new Promise((resolve) => {
+      this.raw.makeUnaryRequest(
+        "/pulumirpc.ResourceProvider/Nope",
+        (x: Buffer) => x,
+        (x: Buffer) => x,
+        Buffer.alloc(0),
+        (err: any) => resolve(err ? { code: err.code, details: err.details } : { code: 0, details: "" }),
+      );
+    });
+  }
+}
+
+function setIdentity(req: any, a: ResourceArgs): void {
+  if (a.urn !== undefined) req.setUrn(a.urn);
+  if (a.type !== undefined && typeof req.setType === "function") req.setType(a.type);
+}
+
+function decodeInitFailed(bin: Buffer): InitFailedView {
+  const status = statusPb.Status.deserializeBinary(new Uint8Array(bin));
+  const any = status.getDetailsList()[0];
+  const detail = provider.ErrorResourceInitFailed.deserializeBinary(any.getValue_asU8());
+  return {
+    statusCode: status.getCode(),
+    statusMessage: status.getMessage(),
+    typeUrl: any.getTypeUrl(),
+    id: detail.getId(),
+    properties: js(detail.getProperties()) ?? {},
+    reasons: detail.getReasonsList(),
+  };
+}
+
+/** A URN for a Node dynamic resource named `name`. */
+export function nodeUrn(name: string, type = "pulumi-nodejs:dynamic:Resource"): string {
+  return `urn:pulumi:dev::proj::${type}::${name}`;
+}

@@ -1,0 +1,10 @@
+// Locations every test shares, resolved from the compiled file (dist/test/helpers).
+import { fileURLToPath } from "node:url";
+
+export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+export const FIXTURES = `${REPO}test/fixtures/`;
+/** The program directory Node plugins run in: @pulumi/pulumi resolves from the repo's node_modules above it. */
+export const NODE_PROGRAM = `${FIXTURES}node-program`;
+export const OUR_NODE_PLUGIN = `${REPO}bin/pulumi-resource-pulumi-nodejs`;
+export const OUR_PYTHON_PLUGIN = `${REPO}bin/pulumi-resource-pulumi-python`;
+export const REFERENCE_NODE_PLUGIN = `${REPO}node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js`;

@@ -1,0 +1,23 @@
+// `__provider` payloads made by the real SDK serializers at test time.
+import { createRequire } from "node:module";
+import { FIXTURES } from "./paths.js";
+
+const require = createRequire(import.meta.url);
+const cache = new Map<string, Promise<string>>();
+
+/** The Node closure text of the named provider in test/fixtures/node-providers.cjs. */
+export function nodeProvider(name: string): Promise<string> {
+  let text = cache.get(name);
+  if (!text) {
+    const fixtures = require(`${FIXTURES}node-providers.cjs`);
+    text = fixtures.serialize(name) as Promise<string>;
+    cache.set(name, text);
+  }
+  return text;
+}
+
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+export const SIG = "4dabf18193072939515e22adb298388d";
+export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+export const ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17";
+export const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";

@@ -1,0 +1,150 @@
+// Starts a plugin the way the engine does: cwd = the program directory, argv =
+// [flags…] <engine address>, stdin a pipe never written to, its own process
+// group; reads the port from the first stdout line, then collects the rest of
+// stdout and stderr so tests can compare what the user would be shown.
+import { spawn, type ChildProcess } from "node:child_process";
+import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, REFERENCE_NODE_PLUGIN } from "./paths.js";
+import { ProviderClient } from "./client.js";
+
+export type PluginKind = "ours" | "reference";
+
+export interface LaunchOptions {
+  cwd?: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  language?: "nodejs" | "python";
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A fake engine address: the plugins never dial it. */
+export const ENGINE_ADDRESS = "127.0.0.1:1";
+
+export class Plugin {
+  readonly stdout: string[] = [];
+  private stderrBuf = "";
+  private stdoutBuf = "";
+  private waiters: (() => void)[] = [];
+  readonly exited: Promise<Exit>;
+  port = 0;
+  private clientInstance?: ProviderClient;
+
+  private constructor(readonly kind: PluginKind, readonly child: ChildProcess) {
+    this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    child.stdout!.setEncoding("utf8");
+    child.stderr!.setEncoding("utf8");
+    child.stdout!.on("data", (d: string) => {
+      this.stdoutBuf += d;
+      let i: number;
+      while ((i = this.stdoutBuf.indexOf("\n")) >= 0) {
+        this.stdout.push(this.stdoutBuf.slice(0, i));
+        this.stdoutBuf = this.stdoutBuf.slice(i + 1);
+      }
+      this.notify();
+    });
+    child.stderr!.on("data", (d: string) => {
+      this.stderrBuf += d;
+      this.notify();
+    });
+  }
+
+  static async launch(kind: PluginKind, opts: LaunchOptions = {}): Promise<Plugin> {
+    const language = opts.language ?? "nodejs";
+    const args = opts.args ?? [ENGINE_ADDRESS];
+    const [cmd, argv] =
+      kind === "reference"
+        ? [process.execPath, [REFERENCE_NODE_PLUGIN, ...args]]
+        : [language === "nodejs" ? OUR_NODE_PLUGIN : OUR_PYTHON_PLUGIN, args];
+    const child = spawn(cmd, argv, {
+      cwd: opts.cwd ?? NODE_PROGRAM,
+      env: { ...process.env, ...opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
+    const plugin = new Plugin(kind, child);
+    await plugin.until(() => plugin.stdout.length > 0, "the port line", 30_000, true);
+    const port = Number(plugin.stdout[0].trim());
+    if (!Number.isInteger(port) || port <= 0) throw new Error(`${kind} plugin wrote ${JSON.stringify(plugin.stdout[0])} instead of a port`);
+    plugin.port = port;
+    return plugin;
+  }
+
+  get stderr(): string {
+    return this.stderrBuf;
+  }
+
+  /** Lines written to stdout after the port line. */
+  get userStdout(): string[] {
+    return this.stdout.slice(1);
+  }
+
+  get client(): ProviderClient {
+    return (this.clientInstance ??= new ProviderClient(`127.0.0.1:${this.port}`));
+  }
+
+  /** Resolves once `cond` holds, re-checked on every chunk of output; rejects after `ms`. */
+  until(cond: () => boolean, what: string, ms = 10_000, failOnExit = false): Promise<void> {
+    if (cond()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`${this.kind} plugin: timed out waiting for ${what}; stdout=${JSON.stringify(this.stdout)} stderr=${JSON.stringify(this.stderrBuf)}`));
+      }, ms);
+      const check = () => {
+        if (cond()) {
+          done();
+          resolve();
+        }
+      };
+      const onExit = () => {
+        if (failOnExit && !cond()) {
+          done();
+          reject(new Error(`${this.kind} plugin exited before ${what}; stderr=${JSON.stringify(this.stderrBuf)}`));
+        }
+      };
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+        this.child.removeListener("exit", onExit);
+      };
+      this.waiters.push(check);
+      this.child.once("exit", onExit);
+    });
+  }
+
+  private notify(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  /** As the engine: close the connection, SIGINT the group, SIGKILL it 5 s later. */
+  async stop(): Promise<Exit> {
+    this.clientInstance?.close();
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      try {
+        process.kill(-this.child.pid!, "SIGINT");
+      } catch {
+        // already gone
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-this.child.pid!, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }, 5000);
+      const exit = await this.exited;
+      clearTimeout(timer);
+      return exit;
+    }
+    return this.exited;
+  }
+}
+
+/** Starts our plugin and the reference side by side in the same program directory. */
+export async function launchPair(opts: LaunchOptions = {}): Promise<{ ours: Plugin; ref: Plugin }> {
+  const [ours, ref] = await Promise.all([Plugin.launch("ours", opts), Plugin.launch("reference", opts)]);
+  return { ours, ref };
+}
