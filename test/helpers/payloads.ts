@@ -5,13 +5,17 @@ import { FIXTURES } from "./paths.js";
 const require = createRequire(import.meta.url);
 const cache = new Map<string, Promise<string>>();
 
-/** The Node closure text of the named provider in test/fixtures/node-providers.cjs. */
-export function nodeProvider(name: string): Promise<string> {
-  let text = cache.get(name);
+/**
+ * The Node closure text of the named provider, from a fixture module in
+ * test/fixtures that exports `serialize(name)` (node-providers.cjs by default).
+ */
+export function nodeProvider(name: string, fixture = "node-providers.cjs"): Promise<string> {
+  const key = `${fixture}#${name}`;
+  let text = cache.get(key);
   if (!text) {
-    const fixtures = require(`${FIXTURES}node-providers.cjs`);
+    const fixtures = require(`${FIXTURES}${fixture}`);
     text = fixtures.serialize(name) as Promise<string>;
-    cache.set(name, text);
+    cache.set(key, text);
   }
   return text;
 }
