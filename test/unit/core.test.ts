@@ -1,0 +1,184 @@
+// The shared core against a fake runtime that records what it was asked: which
+// bag held the provider, what the response carries, and how failures map.
+import { expect } from "chai";
+import * as grpc from "@grpc/grpc-js";
+import { DynamicCore, typeOfUrn } from "../../src/host/core.js";
+import { BadRequestError, toStatus, UserOperationError, ProviderResultError, NotImplementedError, CancelledError, WorkerDiedError } from "../../src/host/errors.js";
+import { NODEJS, PYTHON } from "../../src/host/modes.js";
+import { StatusType, InitFailedType, INIT_FAILED_TYPE_URL } from "../../src/host/proto.js";
+import type { Bag, CallInfo, DynamicRuntime } from "../../src/host/runtime.js";
+import { jsToStruct, structToJs, type WireStruct } from "../../src/host/wire.js";
+
+const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+const s = (o: object) => jsToStruct(o);
+
+class FakeRuntime implements DynamicRuntime {
+  readonly language = "nodejs" as const;
+  calls: { op: string; provider: string; call: CallInfo }[] = [];
+  outs: WireStruct = s({ out: 1 });
+  async configure(_: Bag) {}
+  private rec(op: string, call: CallInfo, provider: string) {
+    this.calls.push({ op, provider, call });
+  }
+  async check(call: CallInfo, provider: string) {
+    this.rec("check", call, provider);
+    return { inputs: s({ checked: true, __provider: "user tried to replace it" }), failures: [] };
+  }
+  async diff(call: CallInfo, provider: string) {
+    this.rec("diff", call, provider);
+    return { changes: "some" as const, replaces: ["a"], deleteBeforeReplace: true };
+  }
+  async create(call: CallInfo, provider: string) {
+    this.rec("create", call, provider);
+    return { id: "id1", outs: this.outs };
+  }
+  async read(call: CallInfo, provider: string, id: string) {
+    this.rec("read", call, provider);
+    return { id, outs: this.outs, inputs: s({ in: 1 }) };
+  }
+  async update(call: CallInfo, provider: string) {
+    this.rec("update", call, provider);
+    return { outs: this.outs };
+  }
+  async delete(call: CallInfo, provider: string) {
+    this.rec("delete", call, provider);
+  }
+  async close() {}
+}
+
+const signal = new AbortController().signal;
+const urn = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Resource::r";
+
+describe("core: provider selection and response building", function () {
+  let rt: FakeRuntime;
+  let core: DynamicCore;
+  beforeEach(function () {
+    rt = new FakeRuntime();
+    core = new DynamicCore(NODEJS, rt);
+  });
+
+  it("Check loads from news and carries news.__provider into the inputs", async function () {
+    const resp = await core.check({ urn, olds: s({ __provider: "old" }), news: s({ __provider: "new", a: 1 }) }, signal);
+    expect(rt.calls[0].provider).to.equal("new");
+    expect(structToJs(resp.inputs)).to.deep.equal({ __provider: "new", checked: true });
+  });
+
+  it("Check and Diff load from olds when news.__provider is unknown (D1), but inputs keep the sentinel", async function () {
+    const resp = await core.check({ urn, olds: s({ __provider: "old" }), news: s({ __provider: UNKNOWN }) }, signal);
+    expect(rt.calls[0].provider).to.equal("old");
+    expect(structToJs(resp.inputs).__provider).to.equal(UNKNOWN);
+    await core.diff({ urn, olds: s({ __provider: "old" }), news: s({ __provider: UNKNOWN }) }, signal);
+    expect(rt.calls[1].provider).to.equal("old");
+  });
+
+  it("Diff maps the outcome through the one diff function", async function () {
+    const resp = await core.diff({ urn, id: "x", olds: s({ __provider: "p" }), news: s({ __provider: "p" }) }, signal);
+    expect(resp).to.deep.equal({ changes: 2, replaces: ["a"], deleteBeforeReplace: true });
+  });
+
+  it("Create uses properties and attaches their __provider to the outputs", async function () {
+    const resp = await core.create({ urn, properties: s({ __provider: "p", a: 1 }) }, signal);
+    expect(resp.id).to.equal("id1");
+    expect(structToJs(resp.properties)).to.deep.equal({ __provider: "p", out: 1 });
+  });
+
+  it("Update always uses news, never olds", async function () {
+    const resp = await core.update({ urn, olds: s({ __provider: "old" }), news: s({ __provider: "new" }) }, signal);
+    expect(rt.calls[0].provider).to.equal("new");
+    expect(structToJs(resp.properties).__provider).to.equal("new");
+  });
+
+  it("Delete uses the state's provider (properties), not old inputs", async function () {
+    await core.delete({ urn, id: "x", properties: s({ __provider: "state" }) }, signal);
+    expect(rt.calls[0].provider).to.equal("state");
+  });
+
+  it("Read uses properties, falls back to inputs when properties are empty, and carries __provider into inputs", async function () {
+    let resp = await core.read({ urn, id: "x", properties: s({ __provider: "state" }), inputs: s({ __provider: "in" }) }, signal);
+    expect(rt.calls[0].provider).to.equal("state");
+    expect(structToJs(resp.inputs!)).to.deep.equal({ __provider: "state", in: 1 });
+    resp = await core.read({ urn, id: "x", inputs: s({ __provider: "in" }) }, signal);
+    expect(rt.calls[1].provider).to.equal("in");
+    expect(structToJs(resp.properties).__provider).to.equal("in");
+  });
+
+  it("a missing __provider is a clear error naming operation, resource and bag", async function () {
+    try {
+      await core.create({ urn, properties: s({ a: 1 }) }, signal);
+      expect.fail("should throw");
+    } catch (e) {
+      expect(e).to.be.instanceOf(BadRequestError);
+      expect((e as BadRequestError).code).to.equal(grpc.status.UNKNOWN);
+      expect((e as Error).message).to.equal(
+        `Create ${urn}: the request's properties has no "__provider" property, so the dynamic provider cannot be loaded; ` +
+          "__provider must be the serialized provider the SDK writes into every dynamic resource",
+      );
+    }
+    expect(rt.calls).to.have.length(0);
+  });
+
+  it("a non-string __provider says what it is", async function () {
+    try {
+      await core.update({ urn, news: s({ __provider: 5 }) }, signal);
+      expect.fail("should throw");
+    } catch (e) {
+      expect((e as Error).message).to.contain('the request\'s news has a number as its "__provider" property');
+    }
+  });
+
+  it("refuses a request for the other language's package, by type or by URN", async function () {
+    const py = "urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::r";
+    for (const req of [{ urn: py }, { urn: "", type: "pulumi-python:dynamic:Resource" }, { urn: "urn:pulumi:dev::proj::my:comp:C$pulumi-python:dynamic:Resource::r" }]) {
+      try {
+        await core.create({ ...req, properties: s({ __provider: "p" }) }, signal);
+        expect.fail("should throw");
+      } catch (e) {
+        expect(e).to.be.instanceOf(BadRequestError);
+        expect((e as BadRequestError).code).to.equal(grpc.status.INVALID_ARGUMENT);
+        expect((e as Error).message).to.contain("serves pulumi-nodejs resources").and.contain("package pulumi-python");
+      }
+    }
+    expect(rt.calls).to.have.length(0);
+    const pyCore = new DynamicCore(PYTHON, rt);
+    await pyCore.create({ urn: "urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::r", properties: s({ __provider: "p" }) }, signal);
+    expect(rt.calls).to.have.length(1);
+  });
+
+  it("parses the type out of URNs with parents", function () {
+    expect(typeOfUrn(urn)).to.equal("pulumi-nodejs:dynamic:Resource");
+    expect(typeOfUrn("urn:pulumi:s::p::a:b:C$pulumi-nodejs:dynamic/m:T::n")).to.equal("pulumi-nodejs:dynamic/m:T");
+    expect(typeOfUrn("")).to.equal("");
+  });
+});
+
+describe("errors: one mapping to gRPC status", function () {
+  it("user errors keep their code and details; init failures become the status detail trailer", function () {
+    const st = toStatus(new UserOperationError(2, "half made", { id: "i1", properties: s({ a: 1 }), reasons: ["r"] }), "Create");
+    expect(st.code).to.equal(2);
+    expect(st.details).to.equal("half made");
+    const bin = st.metadata.get("grpc-status-details-bin")[0] as Buffer;
+    const status = StatusType.decode(bin) as any;
+    expect(status.code).to.equal(2);
+    expect(status.message).to.equal("half made");
+    expect(status.details[0].type_url).to.equal(INIT_FAILED_TYPE_URL);
+    const detail = InitFailedType.decode(status.details[0].value) as any;
+    expect(detail.id).to.equal("i1");
+    expect(detail.reasons).to.deep.equal(["r"]);
+    expect(structToJs(detail.properties)).to.deep.equal({ a: 1 });
+  });
+
+  it("maps every kind to its code", function () {
+    expect(toStatus(new ProviderResultError("bad"), "x").code).to.equal(grpc.status.UNKNOWN);
+    expect(toStatus(new NotImplementedError("no"), "x").code).to.equal(grpc.status.UNIMPLEMENTED);
+    expect(toStatus(new CancelledError("c"), "x").code).to.equal(grpc.status.CANCELLED);
+    expect(toStatus(new WorkerDiedError("w"), "x").code).to.equal(grpc.status.UNAVAILABLE);
+    expect(toStatus(new UserOperationError(5, "nf"), "x").metadata.get("grpc-status-details-bin")).to.deep.equal([]);
+  });
+
+  it("anything else is reported as a host bug, never swallowed", function () {
+    const st = toStatus(new TypeError("oops"), "Check");
+    expect(st.code).to.equal(grpc.status.INTERNAL);
+    expect(st.details).to.match(/^pulumi-dynamic-host internal error in Check: TypeError: oops/);
+    expect(toStatus("str", "Check").details).to.equal("pulumi-dynamic-host internal error in Check: str");
+  });
+});
