@@ -34,21 +34,27 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   process.stdout.write(`${port}\n`);
   log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
 
+  // On a signal, release the runtime's processes, then die of that signal as
+  // the references do (no handler of theirs catches it).
   let stopping = false;
-  const stop = async (why: string, code: number) => {
+  const stop = async (why: string, signal?: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
     log(1, `stopping: ${why}`);
     server.forceShutdown();
     await runtime.close().catch(() => undefined);
-    process.exit(code);
+    if (signal) {
+      process.removeAllListeners(signal);
+      process.kill(process.pid, signal);
+    } else {
+      process.exit();
+    }
   };
-  process.once("SIGINT", () => void stop("SIGINT", 130));
-  process.once("SIGTERM", () => void stop("SIGTERM", 143));
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop(signal, signal));
   // The engine gives us a stdin pipe it never writes to: EOF means it is gone.
   if (isPipe(0)) {
     process.stdin.on("data", () => undefined);
-    process.stdin.once("end", () => void stop("the engine closed stdin", 0));
+    process.stdin.once("end", () => void stop("the engine closed stdin"));
   }
 }
 
