@@ -164,7 +164,8 @@ export class NodeRuntime implements DynamicRuntime {
       const details = messageOf(err);
       if (err !== null && typeof err === "object" && err.id) {
         throw new UserOperationError(grpc.status.UNKNOWN, details, {
-          id: String(err.id),
+          // Upstream writes the id only when it is a non-empty string: a numeric id arrives as "".
+          id: wireString(err.id),
           properties: toStruct(call, call.operation.toLowerCase(), "error.properties", err.properties || {}),
           reasons: Array.from(err.reasons || [], String),
         });
