@@ -13,3 +13,21 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
   npm ci --no-audit --no-fund --loglevel=error >&2
   echo "$lock_sum" > "$stamp"
 fi
+
+# The Python side of the tests: a virtualenv with the pinned `pulumi` and `dill`
+# from PyPI, built once per requirements file and Python version under
+# ~/.cache and linked at .cache/test-venv, where the tests look for it.
+req=test/python-requirements.txt
+python=${PULUMI_DYNAMIC_HOST_PYTHON:-python3}
+pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+key=$( (cat "$req"; echo "$pyver") | sha256sum | cut -c1-16)
+venv=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/venv-$key
+if [ ! -f "$venv/.complete" ]; then
+  echo "setup: creating the test virtualenv $venv (python $pyver, $(grep -v '^#' "$req" | tr '\n' ' '))" >&2
+  rm -rf "$venv"
+  "$python" -m venv "$venv"
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req" >&2
+  touch "$venv/.complete"
+fi
+mkdir -p .cache
+ln -sfn "$venv" .cache/test-venv

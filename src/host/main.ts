@@ -12,6 +12,8 @@ import type { DynamicRuntime } from "./runtime.js";
 import { startServer } from "./server.js";
 import { NodeRuntime } from "../node-dynamic/runtime.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
+import { resolveInterpreter } from "../python-bridge/interpreter.js";
+import { defaultPoolSize, WorkerPool } from "../python-bridge/pool.js";
 import { PythonRuntime } from "../python-bridge/runtime.js";
 
 export async function serve(mode: Mode, argv: readonly string[]): Promise<void> {
@@ -23,7 +25,20 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   setVerbosity(args.verbosity);
   installUncaughtHandlers();
   const cwd = process.cwd();
-  const runtime: DynamicRuntime = mode.language === "nodejs" ? new NodeRuntime(cwd) : new PythonRuntime();
+  let runtime: DynamicRuntime;
+  let pool: WorkerPool | undefined;
+  if (mode.language === "nodejs") {
+    runtime = new NodeRuntime(cwd);
+  } else {
+    // As the reference launcher: a broken virtualenv is reported before any port line, exit 1.
+    const resolved = resolveInterpreter(cwd, process.env);
+    if (!resolved.ok) {
+      process.stderr.write(resolved.stderr.map((l) => `${l}\n`).join(""));
+      process.exit(resolved.exitCode);
+    }
+    pool = new WorkerPool({ interpreter: resolved.interpreter, cwd, size: defaultPoolSize() });
+    runtime = new PythonRuntime(pool);
+  }
   let version: string | undefined;
   const { server, port } = await startServer({
     mode,
@@ -33,6 +48,8 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   // The engine reads this one line byte by byte; it must be the first thing on stdout.
   process.stdout.write(`${port}\n`);
   log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
+  // Started after the port line (workers share our stdout), without waiting for it.
+  pool?.warm();
 
   // On a signal, release the runtime's processes, then die of that signal as
   // the references do (no handler of theirs catches it).

@@ -8,3 +8,8 @@ export const NODE_PROGRAM = `${FIXTURES}node-program`;
 export const OUR_NODE_PLUGIN = `${REPO}bin/pulumi-resource-pulumi-nodejs`;
 export const OUR_PYTHON_PLUGIN = `${REPO}bin/pulumi-resource-pulumi-python`;
 export const REFERENCE_NODE_PLUGIN = `${REPO}node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js`;
+/** The program directory Python plugins run in (it holds the program-local module provider.py). */
+export const PYTHON_PROGRAM = `${FIXTURES}python-program`;
+/** The test virtualenv scripts/setup.sh builds: pinned pulumi and dill from PyPI. */
+export const TEST_VENV = `${REPO}.cache/test-venv`;
+export const VENV_PYTHON = `${TEST_VENV}/bin/python`;

@@ -1,6 +1,7 @@
 // `__provider` payloads made by the real SDK serializers at test time.
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { FIXTURES } from "./paths.js";
+import { FIXTURES, VENV_PYTHON } from "./paths.js";
 
 const require = createRequire(import.meta.url);
 const cache = new Map<string, Promise<string>>();
@@ -25,3 +26,23 @@ export const SIG = "4dabf18193072939515e22adb298388d";
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 export const ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17";
 export const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
+
+let pythonPayloads: Record<string, string> | undefined;
+
+/**
+ * The Python `__provider` payload of the named provider in
+ * test/fixtures/python_providers.py, made by the SDK's serialize_provider in the
+ * test virtualenv (all of them in one interpreter run, then cached).
+ */
+export function pythonProvider(name: string): string {
+  if (!pythonPayloads) {
+    const out = execFileSync(VENV_PYTHON, [`${FIXTURES}python_providers.py`, "scripted", "minimal", "configured", "async", "cpu", "local"], {
+      cwd: FIXTURES,
+      encoding: "utf8",
+    });
+    pythonPayloads = JSON.parse(out) as Record<string, string>;
+  }
+  const payload = pythonPayloads[name];
+  if (!payload) throw new Error(`no Python test provider named ${name}`);
+  return payload;
+}

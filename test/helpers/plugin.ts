@@ -3,7 +3,7 @@
 // group; reads the port from the first stdout line, then collects the rest of
 // stdout and stderr so tests can compare what the user would be shown.
 import { spawn, type ChildProcess } from "node:child_process";
-import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, REFERENCE_NODE_PLUGIN } from "./paths.js";
+import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, TEST_VENV, VENV_PYTHON } from "./paths.js";
 import { ProviderClient } from "./client.js";
 
 export type PluginKind = "ours" | "reference";
@@ -54,13 +54,17 @@ export class Plugin {
   static async launch(kind: PluginKind, opts: LaunchOptions = {}): Promise<Plugin> {
     const language = opts.language ?? "nodejs";
     const args = opts.args ?? [ENGINE_ADDRESS];
+    // The Python reference is what its launcher ends up running for a program using the test virtualenv.
     const [cmd, argv] =
       kind === "reference"
-        ? [process.execPath, [REFERENCE_NODE_PLUGIN, ...args]]
+        ? language === "nodejs"
+          ? [process.execPath, [REFERENCE_NODE_PLUGIN, ...args]]
+          : [VENV_PYTHON, ["-u", "-m", "pulumi.dynamic", ...args]]
         : [language === "nodejs" ? OUR_NODE_PLUGIN : OUR_PYTHON_PLUGIN, args];
+    const defaults: NodeJS.ProcessEnv = language === "python" ? { PULUMI_RUNTIME_VIRTUALENV: TEST_VENV } : {};
     const child = spawn(cmd, argv, {
-      cwd: opts.cwd ?? NODE_PROGRAM,
-      env: { ...process.env, ...opts.env },
+      cwd: opts.cwd ?? (language === "nodejs" ? NODE_PROGRAM : PYTHON_PROGRAM),
+      env: { ...process.env, ...defaults, ...opts.env },
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });

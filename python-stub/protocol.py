@@ -1,0 +1,236 @@
+"""The worker's side of the host <-> worker channel: framing, the method table
+and strict checks of every message. Its TypeScript twin is
+src/python-bridge/protocol.ts; test/unit/protocol-tables.test.ts fails when
+the two method tables disagree.
+
+A frame is an ASCII header, a JSON-RPC 2.0 message and a binary tail:
+
+    Content-Length: <bytes of JSON>\\r\\n
+    Binary-Length: <bytes of tail>\\r\\n
+    \\r\\n
+    <JSON><tail>
+
+Binary values (serialized google.protobuf.Struct bags) travel in the tail; in
+the JSON they are {"$bin": [offset, length]} into it. Nothing limits a line or
+a message below 4 GiB, and many requests are in flight at once, matched by id.
+"""
+
+import json
+import socket
+import threading
+
+PROTOCOL_VERSION = 1
+
+# method -> (params fields, result fields); each field is (name, kind, required).
+# Kinds: str, bool, bin (a Struct's bytes), failures, replaces, any.
+METHODS = {
+    "configure": ([("args", "bin", False)], []),
+    "check": (
+        [("urn", "str", True), ("provider", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("inputs", "bin", True), ("failures", "failures", True)],
+    ),
+    "diff": (
+        [("urn", "str", True), ("provider", "str", True), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("changes", "changes", True), ("replaces", "replaces", True), ("deleteBeforeReplace", "bool", True)],
+    ),
+    "create": (
+        [("urn", "str", True), ("provider", "str", True), ("props", "bin", False)],
+        [("id", "str", True), ("outs", "bin", True)],
+    ),
+    "read": (
+        [("urn", "str", True), ("provider", "str", True), ("id", "str", True), ("props", "bin", False)],
+        [("id", "str", True), ("outs", "bin", True), ("inputs", "bin", False)],
+    ),
+    "update": (
+        [("urn", "str", True), ("provider", "str", True), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("outs", "bin", True)],
+    ),
+    "delete": (
+        [("urn", "str", True), ("provider", "str", True), ("id", "str", True), ("props", "bin", False)],
+        [],
+    ),
+}
+
+# Notifications (no id, no answer). host -> worker: $/cancel; worker -> host: $/ready.
+NOTIFICATIONS = {
+    "$/cancel": [("id", "int", True)],
+    "$/ready": [
+        ("protocol", "int", True),
+        ("python", "str", True),
+        ("pulumi", "str", True),
+        ("dill", "str", True),
+        ("pid", "int", True),
+    ],
+}
+
+# JSON-RPC error codes. The standard ones, and ours in the server range.
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
+USER_ERROR = -32000  # the user's code raised; data carries grpcCode/details/type/traceback
+LOAD_ERROR = -32001  # the provider could not be unpickled or configured
+CANCELLED = -32002  # the host cancelled the request
+
+ERROR_KINDS = {USER_ERROR: "user", LOAD_ERROR: "load", CANCELLED: "cancelled"}
+
+
+class ProtocolError(Exception):
+    """A message that breaks the protocol; `code` is the JSON-RPC error code to answer with."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def _check_field(where, name, kind, value):
+    ok = {
+        "str": lambda v: isinstance(v, str),
+        "bool": lambda v: isinstance(v, bool),
+        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+        "bin": lambda v: isinstance(v, (bytes, bytearray, memoryview)),
+        "changes": lambda v: v in ("some", "none", "unknown"),
+        "replaces": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+        "failures": lambda v: isinstance(v, list)
+        and all(isinstance(f, dict) and isinstance(f.get("property"), str) and isinstance(f.get("reason"), str) for f in v),
+        "any": lambda v: True,
+    }[kind]
+    if not ok(value):
+        raise ProtocolError(INVALID_PARAMS, f"{where}: field {name!r} must be {kind}, got {type(value).__name__}")
+
+
+def check_fields(where, spec, obj):
+    """Strict check: every required field present and well typed, nothing unknown."""
+    if not isinstance(obj, dict):
+        raise ProtocolError(INVALID_PARAMS, f"{where}: expected an object, got {type(obj).__name__}")
+    names = {name for name, _, _ in spec}
+    for key in obj:
+        if key not in names:
+            raise ProtocolError(INVALID_PARAMS, f"{where}: unknown field {key!r}")
+    for name, kind, required in spec:
+        if name in obj and obj[name] is not None:
+            _check_field(where, name, kind, obj[name])
+        elif required:
+            raise ProtocolError(INVALID_PARAMS, f"{where}: missing field {name!r}")
+
+
+def check_request(msg):
+    """Validates an incoming JSON-RPC message; returns (id or None, method, params)."""
+    if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or not isinstance(msg.get("method"), str):
+        raise ProtocolError(INVALID_REQUEST, "not a JSON-RPC 2.0 request")
+    method = msg["method"]
+    params = msg.get("params", {})
+    if "id" in msg:
+        if not isinstance(msg["id"], int) or isinstance(msg["id"], bool):
+            raise ProtocolError(INVALID_REQUEST, "request id must be an integer")
+        if method not in METHODS:
+            raise ProtocolError(METHOD_NOT_FOUND, f"unknown method {method!r}")
+        check_fields(f"{method} params", METHODS[method][0], params)
+        return msg["id"], method, params
+    if method not in NOTIFICATIONS:
+        raise ProtocolError(METHOD_NOT_FOUND, f"unknown notification {method!r}")
+    check_fields(f"{method} params", NOTIFICATIONS[method], params)
+    return None, method, params
+
+
+# --- framing -----------------------------------------------------------------
+
+
+def _encode_bins(value, tail):
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        offset = sum(len(t) for t in tail)
+        tail.append(value)
+        return {"$bin": [offset, len(value)]}
+    if isinstance(value, dict):
+        return {k: _encode_bins(v, tail) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_encode_bins(v, tail) for v in value]
+    return value
+
+
+def _decode_bins(value, tail):
+    if isinstance(value, dict):
+        ref = value.get("$bin")
+        if ref is not None and len(value) == 1:
+            if not (isinstance(ref, list) and len(ref) == 2 and all(isinstance(x, int) for x in ref)):
+                raise ProtocolError(INVALID_REQUEST, "malformed $bin reference")
+            start, length = ref
+            if start < 0 or length < 0 or start + length > len(tail):
+                raise ProtocolError(INVALID_REQUEST, "$bin reference outside the frame")
+            return tail[start : start + length]
+        return {k: _decode_bins(v, tail) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode_bins(v, tail) for v in value]
+    return value
+
+
+class Channel:
+    """One bidirectional socket to the host. Reads happen on one thread; writes are serialized by a lock."""
+
+    def __init__(self, fd):
+        self._sock = socket.socket(fileno=fd)
+        self._buf = bytearray()
+        self._write_lock = threading.Lock()
+
+    def _fill(self, need):
+        while len(self._buf) < need:
+            chunk = self._sock.recv(max(need - len(self._buf), 1 << 20))
+            if not chunk:
+                return False
+            self._buf += chunk
+        return True
+
+    def read(self):
+        """The next message (with $bin references resolved), or None at end of stream."""
+        while True:
+            end = self._buf.find(b"\r\n\r\n")
+            if end >= 0:
+                break
+            if len(self._buf) > 4096:
+                raise ProtocolError(PARSE_ERROR, "frame header too long or missing")
+            chunk = self._sock.recv(1 << 20)
+            if not chunk:
+                if self._buf:
+                    raise ProtocolError(PARSE_ERROR, "stream ended inside a frame header")
+                return None
+            self._buf += chunk
+        headers = {}
+        for line in bytes(self._buf[:end]).decode("ascii", "replace").split("\r\n"):
+            name, sep, value = line.partition(":")
+            if not sep:
+                raise ProtocolError(PARSE_ERROR, f"bad frame header line {line!r}")
+            headers[name.strip().lower()] = value.strip()
+        try:
+            json_len = int(headers["content-length"])
+            bin_len = int(headers.get("binary-length", "0"))
+        except (KeyError, ValueError):
+            raise ProtocolError(PARSE_ERROR, f"bad frame headers {headers!r}")
+        start = end + 4
+        if not self._fill(start + json_len + bin_len):
+            raise ProtocolError(PARSE_ERROR, "stream ended inside a frame")
+        body = bytes(self._buf[start : start + json_len])
+        tail = bytes(self._buf[start + json_len : start + json_len + bin_len])
+        del self._buf[: start + json_len + bin_len]
+        try:
+            msg = json.loads(body)
+        except ValueError as e:
+            raise ProtocolError(PARSE_ERROR, f"invalid JSON: {e}")
+        return _decode_bins(msg, memoryview(tail))
+
+    def write(self, msg):
+        tail = []
+        body = json.dumps(_encode_bins(msg, tail), separators=(",", ":")).encode("utf-8")
+        bin_len = sum(len(t) for t in tail)
+        header = f"Content-Length: {len(body)}\r\nBinary-Length: {bin_len}\r\n\r\n".encode("ascii")
+        with self._write_lock:
+            self._sock.sendall(header)
+            self._sock.sendall(body)
+            for part in tail:
+                self._sock.sendall(part)
+
+    def close(self):
+        try:
+            self._sock.close()
+        except OSError:
+            pass

@@ -1,0 +1,444 @@
+"""The Python worker of pulumi-resource-pulumi-python.
+
+Started by the host in the program's own interpreter (the one the Python
+reference's launcher would pick), with cwd = the program directory. It loads
+providers with the user's own `pulumi` and `dill`, calls their methods with the
+values the Python reference would pass (the SDK's deserialize_properties /
+serialize_properties on real Struct messages), and answers the host over the
+socket on fd 3 (see protocol.py). fd 1 and fd 2 are the host's stdout and
+stderr: whatever user code prints, and its child processes, goes there and
+never touches the channel.
+
+Semantics live in the host; this returns normalized results or structured
+errors. What differs from the reference on purpose: no cap of 4 concurrent
+requests, no global lock across unrelated providers, `async def` methods are
+awaited, and a request can be cancelled.
+"""
+
+import os
+import sys
+
+# sys.path[0] is this file's directory; the reference runs `python -m`, which
+# puts the absolute program directory there instead (unless PYTHONSAFEPATH).
+_here = os.path.dirname(os.path.abspath(__file__))
+if sys.path and os.path.abspath(sys.path[0] or ".") == _here:
+    if os.environ.get("PYTHONSAFEPATH"):
+        del sys.path[0]
+    else:
+        sys.path[0] = os.getcwd()
+
+
+def _load_sibling(name):
+    """Imports python-stub/<name>.py by path, so our modules never shadow or are shadowed by the user's."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"_pulumi_dynamic_host_{name}", os.path.join(_here, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+protocol = _load_sibling("protocol")
+
+import asyncio  # noqa: E402
+import base64  # noqa: E402
+import concurrent.futures  # noqa: E402
+import contextvars  # noqa: E402
+import threading  # noqa: E402
+import traceback  # noqa: E402
+
+import dill  # noqa: E402
+from google.protobuf import struct_pb2  # noqa: E402
+
+from pulumi.runtime import rpc, proto  # noqa: E402
+from pulumi.runtime import configure as configure_settings, Settings  # noqa: E402
+from pulumi.metadata import get_project  # noqa: E402
+
+try:  # before v3.128
+    from pulumi.runtime._serialization import _deserialize
+except ImportError:  # pragma: no cover - old SDKs
+    _deserialize = None
+try:  # before v3.139 providers were never configured
+    from pulumi.dynamic import ConfigureRequest, Config
+except ImportError:  # pragma: no cover - old SDKs
+    ConfigureRequest = Config = None
+
+PROVIDER_KEY = "__provider"
+_WORKER_FILE = os.path.abspath(__file__)
+
+
+class Cancelled(Exception):
+    pass
+
+
+class UserError(Exception):
+    """The user's code raised: carries the gRPC code and details the Python reference would send."""
+
+    def __init__(self, code, details, exc):
+        super().__init__(details)
+        self.code = code
+        self.details = details
+        self.type = type(exc).__name__
+        self.message = _safe_str(exc)
+
+
+class LoadError(UserError):
+    pass
+
+
+def _safe_str(e):
+    try:
+        return str(e)
+    except Exception:  # noqa: BLE001
+        return "<unprintable exception>"
+
+
+def _user_traceback(exc):
+    """
+    traceback.format_exc() as the reference sends it, less this worker's
+    plumbing frames: only the operation (op_*) frame stays, where the
+    reference shows its RPC method.
+    """
+    te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
+    te.stack = traceback.StackSummary.from_list(
+        [f for f in te.stack if f.filename != _WORKER_FILE or f.name.startswith("op_")]
+    )
+    return "".join(te.format())
+
+
+# --- the provider cache ------------------------------------------------------
+
+
+class Providers:
+    """
+    Provider objects by serialized text. As the reference: unpickle, then
+    configure, then cache; a failure caches nothing and the next request tries
+    again. Unlike it: one lock per text, so unrelated providers load in parallel.
+    """
+
+    def __init__(self):
+        self._cache = {}
+        self._locks = {}
+        self._guard = threading.Lock()
+        self.config = {}
+
+    def get(self, text):
+        provider = self._cache.get(text)
+        if provider is not None:
+            return provider
+        with self._guard:
+            lock = self._locks.setdefault(text, threading.Lock())
+        with lock:
+            provider = self._cache.get(text)
+            if provider is None:
+                provider = self._load(text)
+                self._configure(provider)
+                self._cache[text] = provider
+        return provider
+
+    def _load(self, text):
+        def deserialize():
+            return dill.loads(base64.b64decode(text))
+
+        try:
+            return _deserialize(deserialize) if _deserialize else deserialize()
+        except Exception as e:  # noqa: BLE001
+            raise LoadError(2, _user_traceback(e), e) from e
+
+    def _configure(self, provider):
+        if ConfigureRequest is None:
+            return
+        dyn_config = Config(raw_config=self.config, project_name=get_project())
+        result = provider.configure(ConfigureRequest(config=dyn_config))
+        if asyncio.iscoroutine(result):
+            run_async(result)
+
+
+PROVIDERS = Providers()
+
+# --- running user code -------------------------------------------------------
+
+_LOOP = asyncio.new_event_loop()
+_LOOP_THREAD = threading.Thread(target=_LOOP.run_forever, name="pulumi-dynamic-host-loop", daemon=True)
+_LOOP_THREAD.start()
+
+_request_state = threading.local()
+
+
+def run_async(coro):
+    """Awaits a coroutine of the user's on the worker's long-lived loop, in the request's context."""
+    ctx = contextvars.copy_context()
+    done = concurrent.futures.Future()
+
+    def start():
+        task = _LOOP.create_task(coro)
+        cancel_hook = getattr(_request_state, "cancel_hooks", None)
+        if cancel_hook is not None:
+            cancel_hook.append(lambda: _LOOP.call_soon_threadsafe(task.cancel))
+
+        def finish(t):
+            if t.cancelled():
+                done.set_exception(Cancelled())
+            elif t.exception() is not None:
+                done.set_exception(t.exception())
+            else:
+                done.set_result(t.result())
+
+        task.add_done_callback(finish)
+
+    _LOOP.call_soon_threadsafe(start, context=ctx)
+    return done.result()
+
+
+def call_user(fn, *args):
+    result = fn(*args)
+    if asyncio.iscoroutine(result):
+        result = run_async(result)
+    return result
+
+
+def struct_of(raw):
+    s = struct_pb2.Struct()
+    if raw is not None:
+        s.ParseFromString(bytes(raw))
+    return s
+
+
+def serialize(value):
+    """The SDK's serialize_properties, on a fresh loop as the reference does."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(rpc.serialize_properties(value, {})).SerializeToString()
+    finally:
+        loop.close()
+
+
+def _settings():
+    configure_settings(
+        Settings(project=os.environ.get("PULUMI_PROJECT", "project"), stack="stack", organization="organization")
+    )
+
+
+def provider_for(text):
+    _settings()
+    return PROVIDERS.get(text)
+
+
+# --- operations: each mirrors the Python reference's RPC method ---------------
+
+
+def op_configure(p):
+    config = rpc.deserialize_properties(struct_of(p.get("args")))
+    PROVIDERS.config = {k: rpc.unwrap_rpc_secret(v) for k, v in config.items()}
+    return {}
+
+
+def op_check(p):
+    olds = rpc.deserialize_properties(struct_of(p.get("olds")), True)
+    news = rpc.deserialize_properties(struct_of(p.get("news")), True)
+    provider = provider_for(p["provider"])
+    result = call_user(provider.check, olds, news)
+    inputs = result.inputs
+    failures = result.failures
+    inputs[PROVIDER_KEY] = news[PROVIDER_KEY]
+    checked = serialize(inputs)
+    # The real messages, so protobuf's type rules apply to what the user returned.
+    failures_proto = [proto.CheckFailure(property=f.property, reason=f.reason) for f in failures]
+    resp = proto.CheckResponse(failures=failures_proto)
+    return {"inputs": checked, "failures": [{"property": f.property, "reason": f.reason} for f in resp.failures]}
+
+
+def op_diff(p):
+    olds = rpc.deserialize_properties(struct_of(p.get("olds")), True)
+    news = rpc.deserialize_properties(struct_of(p.get("news")), True)
+    provider = provider_for(p["provider"])
+    result = call_user(provider.diff, p["id"], olds, news)
+    fields = {}
+    if result.changes is not None:
+        fields["changes"] = proto.DiffResponse.DIFF_SOME if result.changes else proto.DiffResponse.DIFF_NONE
+    else:
+        fields["changes"] = proto.DiffResponse.DIFF_UNKNOWN
+    if result.replaces is not None:
+        fields["replaces"] = result.replaces
+    if result.delete_before_replace is not None:
+        fields["deleteBeforeReplace"] = result.delete_before_replace
+    # Building the real message applies protobuf's own type rules to what the user returned.
+    resp = proto.DiffResponse(**fields)
+    changes = {proto.DiffResponse.DIFF_SOME: "some", proto.DiffResponse.DIFF_NONE: "none"}.get(resp.changes, "unknown")
+    return {"changes": changes, "replaces": list(resp.replaces), "deleteBeforeReplace": bool(resp.deleteBeforeReplace)}
+
+
+def op_create(p):
+    props = rpc.deserialize_properties(struct_of(p.get("props")))
+    provider = provider_for(p["provider"])
+    result = call_user(provider.create, props)
+    outs = result.outs if result.outs is not None else {}
+    outs[PROVIDER_KEY] = props[PROVIDER_KEY]
+    outs_proto = serialize(outs)
+    resp = proto.CreateResponse(id=result.id)
+    return {"id": resp.id, "outs": outs_proto}
+
+
+def op_read(p):
+    props = rpc.deserialize_properties(struct_of(p.get("props")))
+    provider = provider_for(p["provider"])
+    result = call_user(provider.read, p["id"], props)
+    outs = result.outs
+    outs[PROVIDER_KEY] = props[PROVIDER_KEY]
+    answer = {"outs": serialize(outs)}
+    result_inputs = getattr(result, "inputs", None)  # ReadResult has no inputs before v3.216
+    if result_inputs is not None:
+        inputs = result_inputs.copy()
+        inputs[PROVIDER_KEY] = props[PROVIDER_KEY]
+        answer["inputs"] = serialize(inputs)
+    answer["id"] = proto.ReadResponse(id=result.id).id
+    return answer
+
+
+def op_update(p):
+    olds = rpc.deserialize_properties(struct_of(p.get("olds")))
+    news = rpc.deserialize_properties(struct_of(p.get("news")))
+    provider = provider_for(p["provider"])
+    result = call_user(provider.update, p["id"], olds, news)
+    outs = {}
+    if result.outs is not None:
+        outs = result.outs
+    outs[PROVIDER_KEY] = news[PROVIDER_KEY]
+    return {"outs": serialize(outs)}
+
+
+def op_delete(p):
+    props = rpc.deserialize_properties(struct_of(p.get("props")))
+    provider = provider_for(p["provider"])
+    call_user(provider.delete, p["id"], props)
+    return {}
+
+
+OPERATIONS = {
+    "configure": op_configure,
+    "check": op_check,
+    "diff": op_diff,
+    "create": op_create,
+    "read": op_read,
+    "update": op_update,
+    "delete": op_delete,
+}
+assert set(OPERATIONS) == set(protocol.METHODS), "worker operations and protocol.METHODS disagree"
+
+# --- the serving loop --------------------------------------------------------
+
+
+class Worker:
+    def __init__(self, channel):
+        self.channel = channel
+        # Threads, not a small pool: the engine's parallelism is the limit, as it should be.
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=int(os.environ.get("PULUMI_DYNAMIC_HOST_THREADS", "256")))
+        self.cancel_hooks = {}
+        self.cancelled = set()
+        self.lock = threading.Lock()
+
+    def serve(self):
+        self.channel.write(
+            {
+                "jsonrpc": "2.0",
+                "method": "$/ready",
+                "params": {
+                    "protocol": protocol.PROTOCOL_VERSION,
+                    "python": sys.version.split()[0],
+                    "pulumi": _version("pulumi"),
+                    "dill": getattr(dill, "__version__", "unknown"),
+                    "pid": os.getpid(),
+                },
+            }
+        )
+        while True:
+            try:
+                msg = self.channel.read()
+            except protocol.ProtocolError as e:
+                # The stream can no longer be trusted: say why and stop; the host restarts us.
+                sys.stderr.write(f"pulumi-dynamic-host worker: channel broken: {e}\n")
+                os._exit(3)
+            if msg is None:
+                os._exit(0)  # the host went away
+            try:
+                req_id, method, params = protocol.check_request(msg)
+            except protocol.ProtocolError as e:
+                rid = msg.get("id") if isinstance(msg, dict) and isinstance(msg.get("id"), int) else None
+                self.reply_error(rid, e.code, str(e), None)
+                continue
+            if req_id is None:
+                if method == "$/cancel":
+                    self.cancel(params["id"])
+                continue
+            with self.lock:
+                self.cancel_hooks[req_id] = []
+            self.pool.submit(self.run, req_id, method, params)
+
+    def cancel(self, req_id):
+        with self.lock:
+            hooks = self.cancel_hooks.get(req_id)
+            if hooks is None:
+                return
+            self.cancelled.add(req_id)
+            hooks = list(hooks)
+        for hook in hooks:
+            hook()
+
+    def run(self, req_id, method, params):
+        # A fresh, empty context per request, as grpcio gives each RPC of the reference.
+        contextvars.Context().run(self._run, req_id, method, params)
+
+    def _run(self, req_id, method, params):
+        _request_state.cancel_hooks = self.cancel_hooks.get(req_id)
+        try:
+            result = OPERATIONS[method](params)
+            protocol.check_fields(f"{method} result", protocol.METHODS[method][1], result)
+            self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": result})
+        except Cancelled:
+            self.reply_error(req_id, protocol.CANCELLED, f"{method} was cancelled", None)
+        except LoadError as e:
+            self.reply_error(req_id, protocol.LOAD_ERROR, e.message, _error_data(e))
+        except UserError as e:
+            self.reply_error(req_id, protocol.USER_ERROR, e.message, _error_data(e))
+        except Exception as e:  # noqa: BLE001 - anything the user's code raised
+            if req_id in self.cancelled and isinstance(e, asyncio.CancelledError):
+                self.reply_error(req_id, protocol.CANCELLED, f"{method} was cancelled", None)
+            else:
+                err = UserError(2, _user_traceback(e), e)
+                self.reply_error(req_id, protocol.USER_ERROR, err.message, _error_data(err))
+        except BaseException as e:  # SystemExit / KeyboardInterrupt from user code
+            err = UserError(2, _user_traceback(e), e)
+            self.reply_error(req_id, protocol.USER_ERROR, err.message, _error_data(err))
+        finally:
+            _request_state.cancel_hooks = None
+            with self.lock:
+                self.cancel_hooks.pop(req_id, None)
+                self.cancelled.discard(req_id)
+
+    def reply_error(self, req_id, code, message, data):
+        error = {"code": code, "message": message}
+        if data is not None:
+            error["data"] = data
+        self.channel.write({"jsonrpc": "2.0", "id": req_id, "error": error})
+
+
+def _error_data(e):
+    return {"grpcCode": e.code, "details": e.details, "type": e.type, "message": e.message}
+
+
+def _version(dist):
+    try:
+        from importlib.metadata import version
+
+        return version(dist)
+    except Exception:  # noqa: BLE001
+        return "unknown"
+
+
+def main():
+    fd = int(os.environ.get("PULUMI_DYNAMIC_HOST_CHANNEL_FD", "3"))
+    Worker(protocol.Channel(fd)).serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+// JSON-RPC 2.0 over one worker's channel: requests correlated by id, many in
+// flight, each answered exactly once. Every pending request is explicit state:
+// when the channel breaks or the worker exits, each one is rejected with an
+// error built for it (naming its resource and method); a failed write rejects
+// only the request it carried; a cancelled request is forgotten at once and the
+// worker is told, so no caller ever waits forever.
+import type { Duplex } from "node:stream";
+import { WorkerDiedError } from "../host/errors.js";
+import { encodeFrame, FrameDecoder } from "./framing.js";
+import { incomingMessage, resultSchemas, type Method } from "./protocol.js";
+
+/** What a request was for, so failures can name it. */
+export interface RequestInfo {
+  method: Method;
+  urn: string;
+  operation: string;
+}
+
+/** A JSON-RPC error answer from the worker. */
+export class RpcError extends Error {
+  override name = "RpcError";
+  constructor(readonly code: number, message: string, readonly data: unknown) {
+    super(message);
+  }
+}
+
+/**
+ * The worker sent something the protocol does not allow, or its channel
+ * failed: it can no longer be trusted, so it is stopped and replaced.
+ */
+export class ChannelBrokenError extends WorkerDiedError {
+  override name = "ChannelBrokenError";
+}
+
+interface Pending {
+  info: RequestInfo;
+  resolve(result: Record<string, unknown>): void;
+  reject(err: Error): void;
+}
+
+export class RpcConnection {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly decoder = new FrameDecoder();
+  private broken?: (info: RequestInfo) => Error;
+
+  constructor(
+    private readonly stream: Duplex,
+    private readonly onNotification: (method: string, params: Record<string, unknown>) => void,
+    private readonly onBroken: (reason: Error) => void,
+  ) {
+    stream.on("data", (chunk: Buffer) => {
+      let messages: unknown[];
+      try {
+        messages = this.decoder.push(chunk);
+      } catch (e) {
+        this.breakChannel(new ChannelBrokenError(`the worker wrote an unreadable frame: ${(e as Error).message}`));
+        return;
+      }
+      for (const m of messages) this.dispatch(m);
+    });
+    stream.on("error", (e) => this.breakChannel(new ChannelBrokenError(`the worker channel failed: ${e.message}`)));
+    stream.on("close", () => this.breakChannel(new ChannelBrokenError("the worker closed its channel")));
+  }
+
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Sends a request; settles with its result, its error, or the failure that ended the channel. */
+  request(info: RequestInfo, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    if (this.broken) return Promise.reject(this.broken(info));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        if (!this.pending.delete(id)) return;
+        this.notify("$/cancel", { id });
+        reject(signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)));
+      };
+      const settle = <T>(fn: (v: T) => void) => (v: T) => {
+        signal?.removeEventListener("abort", onAbort);
+        fn(v);
+      };
+      this.pending.set(id, { info, resolve: settle(resolve), reject: settle(reject) });
+      if (signal) {
+        if (signal.aborted) return onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+      }
+      this.write({ jsonrpc: "2.0", id, method: info.method, params }, (err) => {
+        if (!err) return;
+        const p = this.pending.get(id);
+        if (!p) return;
+        this.pending.delete(id);
+        p.reject(new ChannelBrokenError(`could not send ${info.method} to the worker: ${err.message}`));
+      });
+    });
+  }
+
+  notify(method: string, params: Record<string, unknown>): void {
+    if (!this.broken) this.write({ jsonrpc: "2.0", method, params }, () => undefined);
+  }
+
+  /** Rejects every pending request with an error made for it; later requests fail the same way. */
+  failAll(makeError: (info: RequestInfo) => Error): void {
+    this.broken ??= makeError;
+    const all = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of all) p.reject(makeError(p.info));
+  }
+
+  private write(message: unknown, done: (err?: Error | null) => void): void {
+    const parts = encodeFrame(message);
+    for (let i = 0; i < parts.length - 1; i++) this.stream.write(parts[i]);
+    this.stream.write(parts[parts.length - 1], done);
+  }
+
+  private breakChannel(reason: Error): void {
+    if (this.broken) return;
+    this.onBroken(reason);
+    this.failAll((info) => new ChannelBrokenError(`${info.operation} ${info.urn}: ${reason.message}; the worker was stopped and the next request starts a fresh one`));
+    this.stream.destroy();
+  }
+
+  private dispatch(raw: unknown): void {
+    const parsed = incomingMessage.safeParse(raw);
+    if (!parsed.success) {
+      this.breakChannel(new ChannelBrokenError(`the worker sent a message outside the protocol: ${parsed.error.message}`));
+      return;
+    }
+    const msg = parsed.data;
+    if ("method" in msg) {
+      this.onNotification(msg.method, msg.params);
+      return;
+    }
+    if (msg.id === null) {
+      this.breakChannel(new ChannelBrokenError(`the worker could not read a request: ${"error" in msg ? msg.error.message : ""}`));
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return; // cancelled or timed out here already: the late answer is dropped
+    this.pending.delete(msg.id);
+    if ("error" in msg) {
+      p.reject(new RpcError(msg.error.code, msg.error.message, msg.error.data));
+      return;
+    }
+    const result = resultSchemas[p.info.method].safeParse(msg.result);
+    if (!result.success) {
+      p.reject(new ChannelBrokenError(`the worker's ${p.info.method} result is outside the protocol: ${result.error.message}`));
+      return;
+    }
+    p.resolve(result.data);
+  }
+}

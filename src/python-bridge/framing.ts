@@ -1,0 +1,141 @@
+// Frames on the worker channel (the twin of python-stub/protocol.py's Channel):
+//
+//   Content-Length: <bytes of JSON>\r\n
+//   Binary-Length: <bytes of tail>\r\n
+//   \r\n
+//   <JSON-RPC message><binary tail>
+//
+// Buffers inside a message travel in the tail and appear in the JSON as
+// {"$bin": [offset, length]}. No line or JSON-size limit applies to the tail,
+// so 400 MiB property bags cross without base64 or string-length limits.
+
+const HEADER_END = Buffer.from("\r\n\r\n");
+const MAX_HEADER = 4096;
+
+export class FrameError extends Error {
+  override name = "FrameError";
+}
+
+/** The parts of one frame, ready to be written in order without copying the buffers. */
+export function encodeFrame(message: unknown): Buffer[] {
+  const tail: Buffer[] = [];
+  let offset = 0;
+  const body = Buffer.from(JSON.stringify(withBinRefs(message, (b) => {
+    tail.push(b);
+    const ref = { $bin: [offset, b.length] };
+    offset += b.length;
+    return ref;
+  })));
+  const header = Buffer.from(`Content-Length: ${body.length}\r\nBinary-Length: ${offset}\r\n\r\n`, "ascii");
+  return [header, body, ...tail];
+}
+
+function withBinRefs(value: unknown, ref: (b: Buffer) => unknown): unknown {
+  if (Buffer.isBuffer(value)) return ref(value);
+  if (value instanceof Uint8Array) return ref(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
+  if (Array.isArray(value)) return value.map((v) => withBinRefs(v, ref));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = withBinRefs(v, ref);
+    return out;
+  }
+  return value;
+}
+
+function resolveBinRefs(value: unknown, tail: Buffer): unknown {
+  if (Array.isArray(value)) return value.map((v) => resolveBinRefs(v, tail));
+  if (value !== null && typeof value === "object") {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj);
+    if (keys.length === 1 && keys[0] === "$bin") {
+      const ref = obj.$bin;
+      if (!Array.isArray(ref) || ref.length !== 2 || !ref.every((n) => Number.isInteger(n) && n >= 0) || ref[0] + ref[1] > tail.length) {
+        throw new FrameError(`malformed $bin reference ${JSON.stringify(ref)} (tail is ${tail.length} bytes)`);
+      }
+      return tail.subarray(ref[0], ref[0] + ref[1]);
+    }
+    const out: Record<string, unknown> = {};
+    for (const k of keys) out[k] = resolveBinRefs(obj[k], tail);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * Incremental decoder: push what the socket gives, get whole messages back.
+ * Chunks are kept as a list and joined once per frame, so a large frame that
+ * arrives in many pieces costs one copy, not one per piece.
+ */
+export class FrameDecoder {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private frame?: { headerLength: number; jsonLength: number; binLength: number };
+
+  push(chunk: Buffer): unknown[] {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    const messages: unknown[] = [];
+    for (;;) {
+      if (this.buffered === 0) return messages;
+      if (!this.frame) {
+        const head = this.peek(Math.min(this.buffered, MAX_HEADER + HEADER_END.length));
+        const end = head.indexOf(HEADER_END);
+        if (end < 0) {
+          if (this.buffered > MAX_HEADER) throw new FrameError(`no frame header in the first ${MAX_HEADER} bytes: ${JSON.stringify(head.subarray(0, 64).toString("latin1"))}`);
+          return messages;
+        }
+        this.frame = { headerLength: end + HEADER_END.length, ...parseHeader(head.subarray(0, end).toString("latin1")) };
+      }
+      const total = this.frame.headerLength + this.frame.jsonLength + this.frame.binLength;
+      if (this.buffered < total) return messages;
+      const all = this.take(total);
+      const jsonStart = this.frame.headerLength;
+      const binStart = jsonStart + this.frame.jsonLength;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(all.subarray(jsonStart, binStart).toString("utf8"));
+      } catch (e) {
+        throw new FrameError(`invalid JSON in frame: ${(e as Error).message}`);
+      }
+      messages.push(resolveBinRefs(parsed, all.subarray(binStart, total)));
+      this.frame = undefined;
+    }
+  }
+
+  /** Bytes held that do not yet form a whole frame. */
+  get pending(): number {
+    return this.buffered;
+  }
+
+  private peek(n: number): Buffer {
+    if (this.chunks.length > 1 && this.chunks[0].length < n) {
+      const joined = Buffer.concat(this.chunks);
+      this.chunks = [joined];
+    }
+    return this.chunks[0].subarray(0, n);
+  }
+
+  private take(n: number): Buffer {
+    const joined = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.buffered);
+    const frame = joined.subarray(0, n);
+    const rest = joined.subarray(n);
+    this.chunks = rest.length > 0 ? [rest] : [];
+    this.buffered = rest.length;
+    return frame;
+  }
+}
+
+function parseHeader(text: string): { jsonLength: number; binLength: number } {
+  const fields = new Map<string, string>();
+  for (const line of text.split("\r\n")) {
+    const i = line.indexOf(":");
+    if (i <= 0) throw new FrameError(`bad frame header line ${JSON.stringify(line)}`);
+    fields.set(line.slice(0, i).trim().toLowerCase(), line.slice(i + 1).trim());
+  }
+  const json = Number(fields.get("content-length"));
+  const bin = Number(fields.get("binary-length") ?? "0");
+  if (!Number.isSafeInteger(json) || json < 0 || !Number.isSafeInteger(bin) || bin < 0) {
+    throw new FrameError(`bad frame lengths in ${JSON.stringify(text)}`);
+  }
+  return { jsonLength: json, binLength: bin };
+}

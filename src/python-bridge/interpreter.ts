@@ -1,0 +1,88 @@
+// Which Python runs the user's providers, decided exactly as the Python
+// reference's launcher script (sdk/python/dist/pulumi-resource-pulumi-python)
+// decides it, so a program finds the same interpreter, virtualenv and PATH under
+// us as under the reference, and a broken set-up gets the same messages.
+import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
+import path from "node:path";
+
+export interface Interpreter {
+  /** The python executable to run. */
+  python: string;
+  /** The environment the worker runs with (PATH prepended, PYTHONHOME dropped for a virtualenv). */
+  env: NodeJS.ProcessEnv;
+  /** The virtualenv in use, absolute, when there is one. */
+  virtualenv?: string;
+}
+
+export type Resolution =
+  | { ok: true; interpreter: Interpreter }
+  | { ok: false; exitCode: 1; stderr: string[] };
+
+export interface ResolveDeps {
+  isFile(p: string): boolean;
+  isDirectory(p: string): boolean;
+  /** `poetry env info --path` in cwd: stdout with trailing newlines removed, or "" when it fails. */
+  poetryEnvPath(cwd: string, env: NodeJS.ProcessEnv): string;
+}
+
+export const realDeps: ResolveDeps = {
+  isFile: (p) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false,
+  isDirectory: (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
+  poetryEnvPath: (cwd, env) => {
+    try {
+      // As `$(poetry env info --path)`: poetry's own errors reach our stderr, the value is then empty.
+      return execFileSync("poetry", ["env", "info", "--path"], { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).replace(/\n+$/, "");
+    } catch {
+      return "";
+    }
+  },
+};
+
+/**
+ * The shell's $PWD: the inherited PWD when it names the working directory
+ * (it may spell it through a symlink), otherwise the working directory itself.
+ */
+export function shellPwd(cwd: string, env: NodeJS.ProcessEnv): string {
+  const pwd = env.PWD;
+  if (pwd && path.isAbsolute(pwd)) {
+    const a = statSync(pwd, { throwIfNoEntry: false });
+    const b = statSync(cwd, { throwIfNoEntry: false });
+    if (a && b && a.dev === b.dev && a.ino === b.ino) return pwd;
+  }
+  return cwd;
+}
+
+export function resolveInterpreter(cwd: string, env: NodeJS.ProcessEnv, deps: ResolveDeps = realDeps): Resolution {
+  const pwd = shellPwd(cwd, env);
+  let venv = env.PULUMI_RUNTIME_VIRTUALENV ?? "";
+  if (venv === "") {
+    const toolchain = env.PULUMI_RUNTIME_TOOLCHAIN ?? "";
+    if (toolchain === "uv") venv = ".venv";
+    else if (toolchain === "poetry") venv = deps.poetryEnvPath(cwd, env);
+  }
+  if (venv === "") {
+    return { ok: true, interpreter: { python: env.PULUMI_PYTHON_CMD || "python3", env: { ...env } } };
+  }
+  if (venv.endsWith("/")) venv = venv.slice(0, -1);
+  if (!venv.startsWith("/")) venv = `${pwd}/${venv}`;
+  const python = `${venv}/bin/python`;
+  if (deps.isFile(python)) {
+    const workerEnv: NodeJS.ProcessEnv = { ...env, PATH: `${venv}/bin:${env.PATH ?? ""}` };
+    delete workerEnv.PYTHONHOME;
+    return { ok: true, interpreter: { python, env: workerEnv, virtualenv: venv } };
+  }
+  const problem = deps.isDirectory(venv) ? "doesn't appear to be a virtual environment." : "doesn't exist.";
+  return {
+    ok: false,
+    exitCode: 1,
+    stderr: [
+      `The 'virtualenv' option in Pulumi.yaml is set to "${venv}", but "${venv}" ${problem}`,
+      "Run the following commands to create the virtual environment and install dependencies into it:",
+      `    1. python3 -m venv ${venv}`,
+      `    2. ${venv}/bin/python -m pip install --upgrade pip setuptools wheel`,
+      `    3. ${venv}/bin/python -m pip install -r ${pwd}/requirements.txt`,
+      "For more information see: https://www.pulumi.com/docs/intro/languages/python/#virtual-environments",
+    ],
+  };
+}

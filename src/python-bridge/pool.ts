@@ -1,0 +1,117 @@
+// The Python workers of one host: a few processes so CPU-bound providers use
+// more than one core, while each process runs many requests at once on threads
+// so the engine's parallelism, not ours, is the limit.
+//
+// Routing: the live worker with the fewest requests in flight (lowest index on
+// a tie); a new worker is started only when every live one is busy and the pool
+// is not full. Sequential requests therefore all reach worker 0, which keeps the
+// reference's "configure once per provider" for ordinary programs; under load a
+// provider is loaded and configured once in each worker that serves it.
+import { availableParallelism } from "node:os";
+import type { RequestInfo } from "./connection.js";
+import type { Interpreter } from "./interpreter.js";
+import { WorkerProcess } from "./worker-process.js";
+
+export interface PoolOptions {
+  interpreter: Interpreter;
+  cwd: string;
+  /** How many worker processes at most. */
+  size: number;
+}
+
+/** PULUMI_DYNAMIC_HOST_PYTHON_WORKERS, else one per core, at most 8. */
+export function defaultPoolSize(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env.PULUMI_DYNAMIC_HOST_PYTHON_WORKERS);
+  if (Number.isInteger(configured) && configured >= 1) return configured;
+  return Math.max(1, Math.min(availableParallelism(), 8));
+}
+
+interface Slot {
+  worker: WorkerProcess;
+  /** Settles once the worker has the current config: requests wait for it. */
+  configured: Promise<void>;
+  inFlight: number;
+}
+
+export class WorkerPool {
+  private readonly slots: (Slot | undefined)[];
+  private config?: Buffer;
+  private closed = false;
+
+  constructor(private readonly opts: PoolOptions) {
+    this.slots = new Array(opts.size).fill(undefined);
+  }
+
+  /** Starts worker 0 now, so the first request does not pay for `import pulumi`. */
+  warm(): void {
+    this.slot(0);
+  }
+
+  /** Stores the stack config and hands it to every live worker. */
+  async configure(args: Buffer | undefined): Promise<void> {
+    this.config = args;
+    const live = this.slots.filter((s): s is Slot => s !== undefined && s.worker.alive);
+    await Promise.all(
+      live.map((s) => {
+        s.configured = s.worker.request({ method: "configure", urn: "", operation: "Configure" }, { args }).then(() => undefined);
+        return s.configured;
+      }),
+    );
+  }
+
+  async request(info: RequestInfo, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    if (this.closed) throw new Error("the Python worker pool is shut down");
+    const slot = this.pick();
+    slot.inFlight++;
+    try {
+      // If configuring failed because the worker died, the request below fails naming its own resource.
+      await slot.configured.catch(() => undefined);
+      return await slot.worker.request(info, params, signal);
+    } finally {
+      slot.inFlight--;
+    }
+  }
+
+  /** Worker processes alive now (for tests and logs). */
+  get pids(): number[] {
+    return this.slots.filter((s): s is Slot => s !== undefined && s.worker.alive).map((s) => s.worker.pid);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const live = this.slots.filter((s): s is Slot => s !== undefined);
+    for (const s of live) s.worker.kill();
+    await Promise.all(live.map((s) => s.worker.exited));
+  }
+
+  private pick(): Slot {
+    let best: Slot | undefined;
+    let free = -1;
+    for (let i = 0; i < this.slots.length; i++) {
+      const s = this.slots[i];
+      if (!s || !s.worker.alive) {
+        if (free < 0) free = i;
+        continue;
+      }
+      if (!best || s.inFlight < best.inFlight) best = s;
+    }
+    if (!best || (best.inFlight > 0 && free >= 0)) return this.slot(free >= 0 ? free : 0);
+    return best;
+  }
+
+  /** The slot at `i`, starting a worker there if it has none or its worker died. */
+  private slot(i: number): Slot {
+    const existing = this.slots[i];
+    if (existing && existing.worker.alive) return existing;
+    const worker = new WorkerProcess(this.opts.interpreter, this.opts.cwd, i);
+    const configured =
+      this.config === undefined
+        ? Promise.resolve()
+        : worker.request({ method: "configure", urn: "", operation: "Configure" }, { args: this.config }).then(() => undefined);
+    // A failed configure fails the requests that wait for it; it must not go unobserved.
+    configured.catch(() => undefined);
+    const slot: Slot = { worker, configured, inFlight: 0 };
+    this.slots[i] = slot;
+    return slot;
+  }
+}

@@ -1,0 +1,98 @@
+// The host's side of the host <-> worker contract: the method table (the twin
+// of python-stub/protocol.py's METHODS and NOTIFICATIONS, kept equal by
+// test/unit/protocol-tables.test.ts) and zod schemas derived from it, which
+// check every message the worker sends before anything else reads it.
+import { z } from "zod";
+
+export const PROTOCOL_VERSION = 1;
+
+export type FieldKind = "str" | "bool" | "int" | "bin" | "changes" | "replaces" | "failures" | "any";
+/** [name, kind, required] */
+export type FieldSpec = readonly [string, FieldKind, boolean];
+
+export const METHODS = {
+  configure: { params: [["args", "bin", false]], result: [] },
+  check: {
+    params: [["urn", "str", true], ["provider", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    result: [["inputs", "bin", true], ["failures", "failures", true]],
+  },
+  diff: {
+    params: [["urn", "str", true], ["provider", "str", true], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    result: [["changes", "changes", true], ["replaces", "replaces", true], ["deleteBeforeReplace", "bool", true]],
+  },
+  create: {
+    params: [["urn", "str", true], ["provider", "str", true], ["props", "bin", false]],
+    result: [["id", "str", true], ["outs", "bin", true]],
+  },
+  read: {
+    params: [["urn", "str", true], ["provider", "str", true], ["id", "str", true], ["props", "bin", false]],
+    result: [["id", "str", true], ["outs", "bin", true], ["inputs", "bin", false]],
+  },
+  update: {
+    params: [["urn", "str", true], ["provider", "str", true], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    result: [["outs", "bin", true]],
+  },
+  delete: {
+    params: [["urn", "str", true], ["provider", "str", true], ["id", "str", true], ["props", "bin", false]],
+    result: [],
+  },
+} as const satisfies Record<string, { params: readonly FieldSpec[]; result: readonly FieldSpec[] }>;
+
+export type Method = keyof typeof METHODS;
+
+export const NOTIFICATIONS = {
+  "$/cancel": [["id", "int", true]],
+  "$/ready": [["protocol", "int", true], ["python", "str", true], ["pulumi", "str", true], ["dill", "str", true], ["pid", "int", true]],
+} as const satisfies Record<string, readonly FieldSpec[]>;
+
+/** JSON-RPC error codes: the standard ones and the worker's own. */
+export const ErrorCodes = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  UserError: -32000,
+  LoadError: -32001,
+  Cancelled: -32002,
+} as const;
+
+const kindSchema: Record<FieldKind, z.ZodType> = {
+  str: z.string(),
+  bool: z.boolean(),
+  int: z.number().int(),
+  bin: z.instanceof(Buffer),
+  changes: z.enum(["some", "none", "unknown"]),
+  replaces: z.array(z.string()),
+  failures: z.array(z.object({ property: z.string(), reason: z.string() }).strict()),
+  any: z.unknown(),
+};
+
+export function objectSchema(spec: readonly FieldSpec[]): z.ZodType<Record<string, unknown>> {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [name, kind, required] of spec) shape[name] = required ? kindSchema[kind] : kindSchema[kind].nullish();
+  return z.object(shape).strict();
+}
+
+export const resultSchemas = Object.fromEntries(
+  Object.entries(METHODS).map(([m, s]) => [m, objectSchema(s.result)]),
+) as Record<Method, z.ZodType<Record<string, unknown>>>;
+
+export const readySchema = objectSchema(NOTIFICATIONS["$/ready"]);
+
+/** What the worker puts in `error.data` when the user's code (or loading it) failed. */
+export const userErrorData = z
+  .object({ grpcCode: z.number().int(), details: z.string(), type: z.string(), message: z.string() })
+  .strict();
+
+const id = z.number().int();
+const errorObject = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).strict();
+
+/** Any message the worker may send. */
+export const incomingMessage = z.union([
+  z.object({ jsonrpc: z.literal("2.0"), id, result: z.record(z.string(), z.unknown()) }).strict(),
+  z.object({ jsonrpc: z.literal("2.0"), id: id.nullable(), error: errorObject }).strict(),
+  z.object({ jsonrpc: z.literal("2.0"), method: z.string(), params: z.record(z.string(), z.unknown()) }).strict(),
+]);
+
+export type IncomingMessage = z.infer<typeof incomingMessage>;

@@ -1,0 +1,126 @@
+// One Python worker process: spawned with execa in the user's interpreter, cwd
+// = the program directory. fd 1 is the host's stdout (user prints reach the
+// engine unchanged, as under the reference); fd 2 is forwarded to the host's
+// stderr byte for byte while its last lines are kept for error messages; fd 3
+// is the JSON-RPC channel. When the process exits, every request in flight on
+// it fails at once with an error that names the resource, the method, how the
+// worker ended and what it last printed.
+import { execa } from "execa";
+import { fileURLToPath } from "node:url";
+import type { Duplex } from "node:stream";
+import { WorkerDiedError } from "../host/errors.js";
+import { log } from "../host/log.js";
+import { RpcConnection, type RequestInfo } from "./connection.js";
+import type { Interpreter } from "./interpreter.js";
+import { readySchema } from "./protocol.js";
+
+export const WORKER_SCRIPT = fileURLToPath(new URL("../../../python-stub/worker.py", import.meta.url));
+
+const STDERR_LINES_KEPT = 20;
+
+function spawnWorker(interpreter: Interpreter, cwd: string) {
+  return execa(interpreter.python, ["-u", WORKER_SCRIPT], {
+    cwd,
+    env: { ...interpreter.env, PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" },
+    extendEnv: false,
+    stdio: ["ignore", "inherit", "pipe", "pipe"],
+    buffer: false,
+    reject: false,
+    cleanup: true,
+    windowsHide: true,
+  });
+}
+
+export interface WorkerExit {
+  code: number | null;
+  signal: string | null;
+}
+
+export interface ReadyInfo {
+  python: string;
+  pulumi: string;
+  dill: string;
+  pid: number;
+}
+
+export class WorkerProcess {
+  readonly conn: RpcConnection;
+  readonly exited: Promise<WorkerExit>;
+  readonly pid: number;
+  ready?: ReadyInfo;
+  private readonly child: ReturnType<typeof spawnWorker>;
+  private stderrTail: string[] = [];
+  private partialLine = "";
+  private exit?: WorkerExit;
+
+  constructor(interpreter: Interpreter, cwd: string, readonly index: number) {
+    this.child = spawnWorker(interpreter, cwd);
+    this.pid = this.child.pid ?? -1;
+    this.child.stderr!.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      this.keepStderr(chunk.toString("utf8"));
+    });
+    const channel = this.child.stdio[3] as unknown as Duplex;
+    this.conn = new RpcConnection(
+      channel,
+      (method, params) => this.onNotification(method, params),
+      (reason) => {
+        log(1, `python worker ${this.index} (pid ${this.pid}): ${reason.message}; stopping it`);
+        this.kill();
+      },
+    );
+    this.exited = this.child.then((r) => {
+      this.exit = { code: r.exitCode ?? null, signal: r.signal ?? null };
+      log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(this.exit)}`);
+      this.conn.failAll((info) => this.diedError(info));
+      return this.exit;
+    });
+    // Errors surface through `exited`; nothing else may reject unobserved.
+    this.child.catch(() => undefined);
+  }
+
+  get alive(): boolean {
+    return this.exit === undefined;
+  }
+
+  request(info: RequestInfo, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    return this.conn.request(info, params, signal);
+  }
+
+  /** SIGKILL: the worker holds no state that outlives it. */
+  kill(): void {
+    if (this.alive) this.child.kill("SIGKILL");
+  }
+
+  private onNotification(method: string, params: Record<string, unknown>): void {
+    if (method === "$/ready") {
+      const ready = readySchema.safeParse(params);
+      if (ready.success) {
+        this.ready = ready.data as unknown as ReadyInfo;
+        log(1, `python worker ${this.index} ready: pid ${this.ready.pid}, python ${this.ready.python}, pulumi ${this.ready.pulumi}, dill ${this.ready.dill}`);
+      }
+    }
+  }
+
+  private keepStderr(text: string): void {
+    const lines = (this.partialLine + text).split("\n");
+    this.partialLine = lines.pop() ?? "";
+    this.stderrTail.push(...lines);
+    if (this.stderrTail.length > STDERR_LINES_KEPT) this.stderrTail.splice(0, this.stderrTail.length - STDERR_LINES_KEPT);
+  }
+
+  private diedError(info: RequestInfo): WorkerDiedError {
+    const tail = [...this.stderrTail, this.partialLine].filter((l) => l !== "");
+    const started = this.ready ? "" : " before it finished starting";
+    return new WorkerDiedError(
+      `${info.operation} ${info.urn}: the Python worker running it (pid ${this.pid}) ${describeExit(this.exit!)}${started}` +
+        (tail.length > 0 ? `; its last stderr lines:\n${tail.join("\n")}` : "; it wrote nothing to stderr") +
+        `\nThe next request starts a fresh worker.`,
+    );
+  }
+}
+
+function describeExit(exit: WorkerExit): string {
+  if (exit.signal) return `was killed by ${exit.signal}`;
+  return `exited with code ${exit.code}`;
+}
