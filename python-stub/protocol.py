@@ -49,6 +49,8 @@ METHODS = {
         [("urn", "str", True), ("provider", "str", True), ("id", "str", True), ("props", "bin", False)],
         [],
     ),
+    # Health check, answered by the reading thread itself: proves the worker still reads its channel.
+    "ping": ([], [("pid", "int", True)]),
 }
 
 # Notifications (no id, no answer). host -> worker: $/cancel; worker -> host: $/ready.

@@ -323,7 +323,7 @@ OPERATIONS = {
     "update": op_update,
     "delete": op_delete,
 }
-assert set(OPERATIONS) == set(protocol.METHODS), "worker operations and protocol.METHODS disagree"
+assert set(OPERATIONS) | {"ping"} == set(protocol.METHODS), "worker operations and protocol.METHODS disagree"
 
 # --- the serving loop --------------------------------------------------------
 
@@ -369,6 +369,9 @@ class Worker:
             if req_id is None:
                 if method == "$/cancel":
                     self.cancel(params["id"])
+                continue
+            if method == "ping":
+                self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": {"pid": os.getpid()}})
                 continue
             with self.lock:
                 self.cancel_hooks[req_id] = []

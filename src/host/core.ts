@@ -4,7 +4,7 @@
 // the shape of our .proto; the runtime does the language-specific part.
 import * as grpc from "@grpc/grpc-js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
-import { BadRequestError } from "./errors.js";
+import { BadRequestError, CancelledError } from "./errors.js";
 import type { Mode } from "./modes.js";
 import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation } from "./runtime.js";
 import {
@@ -20,6 +20,8 @@ import {
 interface ResourceRequest {
   urn?: string;
   type?: string;
+  /** Seconds the engine is prepared to wait (Create, Update, Delete; customTimeouts). 0 or unset: no limit. */
+  timeout?: number;
 }
 export interface CheckRequest extends ResourceRequest { olds?: WireStruct; news?: WireStruct }
 export interface DiffRequest extends ResourceRequest { id?: string; olds?: WireStruct; news?: WireStruct }
@@ -47,7 +49,7 @@ export class DynamicCore {
     const call = this.callInfo("Check", req, signal);
     const bag = providerBag(req.olds, req.news);
     const provider = this.providerText(call, bag.bag, bag.name);
-    const outcome = await this.runtime.check(call, provider, req.olds, req.news);
+    const outcome = await this.run(call, () => this.runtime.check(call, provider, req.olds, req.news));
     return { inputs: carryProvider(outcome.inputs, req.news), failures: outcome.failures };
   }
 
@@ -55,13 +57,13 @@ export class DynamicCore {
     const call = this.callInfo("Diff", req, signal);
     const bag = providerBag(req.olds, req.news);
     const provider = this.providerText(call, bag.bag, bag.name);
-    return diffResponse(await this.runtime.diff(call, provider, req.id ?? "", req.olds, req.news));
+    return diffResponse(await this.run(call, () => this.runtime.diff(call, provider, req.id ?? "", req.olds, req.news)));
   }
 
   async create(req: CreateRequest, signal: AbortSignal): Promise<CreateResponse> {
     const call = this.callInfo("Create", req, signal);
     const provider = this.providerText(call, req.properties, "properties");
-    const outcome = await this.runtime.create(call, provider, req.properties);
+    const outcome = await this.run(call, () => this.runtime.create(call, provider, req.properties));
     return { id: outcome.id, properties: carryProvider(outcome.outs, req.properties) };
   }
 
@@ -71,7 +73,7 @@ export class DynamicCore {
     const useInputs = isEmpty(req.properties) && req.inputs !== undefined && req.inputs !== null;
     const props = useInputs ? req.inputs : req.properties;
     const provider = this.providerText(call, props, useInputs ? "inputs" : "properties");
-    const outcome = await this.runtime.read(call, provider, req.id ?? "", props);
+    const outcome = await this.run(call, () => this.runtime.read(call, provider, req.id ?? "", props));
     const resp: ReadResponse = { id: outcome.id, properties: carryProvider(outcome.outs, props) };
     if (outcome.inputs) resp.inputs = carryProvider(outcome.inputs, props);
     return resp;
@@ -81,7 +83,7 @@ export class DynamicCore {
     const call = this.callInfo("Update", req, signal);
     // The new code runs an update: news always holds the provider (no unknowns outside preview).
     const provider = this.providerText(call, req.news, "news");
-    const outcome = await this.runtime.update(call, provider, req.id ?? "", req.olds, req.news);
+    const outcome = await this.run(call, () => this.runtime.update(call, provider, req.id ?? "", req.olds, req.news));
     return { properties: carryProvider(outcome.outs, req.news) };
   }
 
@@ -89,10 +91,43 @@ export class DynamicCore {
     const call = this.callInfo("Delete", req, signal);
     // The state's provider, i.e. the code that created or last updated the resource.
     const provider = this.providerText(call, req.properties, "properties");
-    await this.runtime.delete(call, provider, req.id ?? "", req.properties);
+    await this.run(call, () => this.runtime.delete(call, provider, req.id ?? "", req.properties));
   }
 
-  /** Names the call and refuses a resource of the other language's package. */
+  /** The engine's Cancel: every in-flight operation that can be interrupted is asked to stop. */
+  cancel(): void {
+    this.runtime.cancelAll();
+  }
+
+  /**
+   * Runs one operation until it settles or its call is abandoned (the engine
+   * cancelled the RPC, or the request's timeout passed): then the answer is
+   * the abort reason at once, and a late result is dropped.
+   */
+  private run<T>(call: CallInfo, work: () => Promise<T>): Promise<T> {
+    const signal = call.signal;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      const done = () => {
+        signal.removeEventListener("abort", onAbort);
+        call.dispose?.();
+      };
+      work().then(
+        (v) => {
+          done();
+          resolve(v);
+        },
+        (e) => {
+          done();
+          reject(e);
+        },
+      );
+    });
+  }
+
+  /** Names the call, refuses a resource of the other language's package, and arms its timeout. */
   private callInfo(operation: Operation, req: ResourceRequest, signal: AbortSignal): CallInfo {
     const urn = req.urn ?? "";
     for (const token of [req.type ?? "", typeOfUrn(urn)]) {
@@ -104,7 +139,25 @@ export class DynamicCore {
         );
       }
     }
-    return { operation, urn, signal };
+    const seconds = req.timeout ?? 0;
+    if (!(seconds > 0) || !Number.isFinite(seconds)) return { operation, urn, signal };
+    const limited = new AbortController();
+    const forward = () => limited.abort(signal.reason);
+    signal.addEventListener("abort", forward, { once: true });
+    const timer = setTimeout(() => {
+      limited.abort(
+        new CancelledError(
+          `${operation} ${urn}: did not finish within the ${seconds} s timeout set for this resource (customTimeouts); ` +
+            `the provider was asked to stop, and code that cannot be interrupted may still be running`,
+          grpc.status.DEADLINE_EXCEEDED,
+        ),
+      );
+    }, seconds * 1000);
+    const dispose = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", forward);
+    };
+    return { operation, urn, signal: limited.signal, dispose };
   }
 
   /** The serialized provider text in `bag`, or a clear error naming the resource, method and property. */

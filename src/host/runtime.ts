@@ -18,6 +18,8 @@ export interface CallInfo {
   urn: string;
   /** Aborted when the engine cancels the call or the operation's timeout passes. */
   signal: AbortSignal;
+  /** Releases the timeout timer once the operation settled. */
+  dispose?: () => void;
 }
 
 /** A bag of properties as the engine sent it; undefined when the request left it unset. */
@@ -68,6 +70,11 @@ export interface DynamicRuntime {
   read(call: CallInfo, provider: string, id: string, props: Bag): Promise<ReadOutcome>;
   update(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome>;
   delete(call: CallInfo, provider: string, id: string, props: Bag): Promise<void>;
+  /**
+   * The engine's Cancel RPC: ask every in-flight operation that can be
+   * interrupted to stop (they then answer with an error); others finish.
+   */
+  cancelAll(): void;
   /** Releases processes and handles; the host calls it once on shutdown. */
   close(): Promise<void>;
 }

@@ -79,7 +79,10 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
       return {};
     }),
     Construct: refuse("Construct"),
-    Cancel: unary("Cancel", () => ({})),
+    Cancel: unary("Cancel", () => {
+      core.cancel();
+      return {};
+    }),
     GetPluginInfo: unary("GetPluginInfo", () => ({ version: opts.pluginVersion() })),
     Attach: refuse("Attach"),
     GetMapping: refuse("GetMapping"),
@@ -92,7 +95,7 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
  * null) and the identity fields the core reads.
  */
 function bags(req: Record<string, any>, ...names: string[]): any {
-  const out: Record<string, unknown> = { urn: req.urn ?? "", type: req.type ?? "", id: req.id ?? "" };
+  const out: Record<string, unknown> = { urn: req.urn ?? "", type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0 };
   for (const n of names) out[n] = req[n] ?? undefined;
   return out;
 }

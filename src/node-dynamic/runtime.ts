@@ -126,6 +126,9 @@ export class NodeRuntime implements DynamicRuntime {
     });
   }
 
+  /** Node provider code runs in this process and cannot be interrupted; in-flight calls finish. */
+  cancelAll(): void {}
+
   async close(): Promise<void> {}
 
   private async provider(call: CallInfo, text: string): Promise<NodeProvider> {

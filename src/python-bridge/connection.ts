@@ -96,6 +96,11 @@ export class RpcConnection {
     });
   }
 
+  /** Asks the worker to cancel every request in flight; their answers (errors or results) still arrive. */
+  cancelAll(): void {
+    for (const id of this.pending.keys()) this.notify("$/cancel", { id });
+  }
+
   notify(method: string, params: Record<string, unknown>): void {
     if (!this.broken) this.write({ jsonrpc: "2.0", method, params }, () => undefined);
   }

@@ -77,6 +77,10 @@ export class WorkerPool {
     return this.slots.filter((s): s is Slot => s !== undefined && s.worker.alive).map((s) => s.worker.pid);
   }
 
+  cancelAll(): void {
+    for (const s of this.slots) if (s && s.worker.alive) s.worker.conn.cancelAll();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     const live = this.slots.filter((s): s is Slot => s !== undefined);

@@ -36,6 +36,8 @@ export const METHODS = {
     params: [["urn", "str", true], ["provider", "str", true], ["id", "str", true], ["props", "bin", false]],
     result: [],
   },
+  // Health check, answered by the worker's reading thread itself.
+  ping: { params: [], result: [["pid", "int", true]] },
 } as const satisfies Record<string, { params: readonly FieldSpec[]; result: readonly FieldSpec[] }>;
 
 export type Method = keyof typeof METHODS;

@@ -64,6 +64,11 @@ export class PythonRuntime implements DynamicRuntime {
     await this.call(call, "delete", { provider, id, props: encode(props) });
   }
 
+  /** `async def` methods in flight are cancelled in the worker; synchronous ones finish. */
+  cancelAll(): void {
+    this.pool.cancelAll();
+  }
+
   close(): Promise<void> {
     return this.pool.close();
   }

@@ -16,10 +16,27 @@ import { readySchema } from "./protocol.js";
 
 export const WORKER_SCRIPT = fileURLToPath(new URL("../../../python-stub/worker.py", import.meta.url));
 
+/**
+ * Knobs, from the environment: the worker script (for diagnosing a worker of
+ * your own), and how often a busy worker is health-checked and how long it may
+ * take to answer before it is considered hung and replaced.
+ */
+export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
+  const ms = (name: string, dflt: number) => {
+    const v = Number(env[name]);
+    return Number.isFinite(v) && v > 0 ? v : dflt;
+  };
+  return {
+    script: env.PULUMI_DYNAMIC_HOST_WORKER_SCRIPT || WORKER_SCRIPT,
+    pingIntervalMs: ms("PULUMI_DYNAMIC_HOST_PING_INTERVAL_MS", 10_000),
+    pingTimeoutMs: ms("PULUMI_DYNAMIC_HOST_PING_TIMEOUT_MS", 30_000),
+  };
+}
+
 const STDERR_LINES_KEPT = 20;
 
-function spawnWorker(interpreter: Interpreter, cwd: string) {
-  return execa(interpreter.python, ["-u", WORKER_SCRIPT], {
+function spawnWorker(interpreter: Interpreter, cwd: string, script: string) {
+  return execa(interpreter.python, ["-u", script], {
     cwd,
     env: { ...interpreter.env, PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" },
     extendEnv: false,
@@ -52,9 +69,12 @@ export class WorkerProcess {
   private stderrTail: string[] = [];
   private partialLine = "";
   private exit?: WorkerExit;
+  private hung?: string;
+  private pinging = false;
+  private readonly healthTimer: NodeJS.Timeout;
 
-  constructor(interpreter: Interpreter, cwd: string, readonly index: number) {
-    this.child = spawnWorker(interpreter, cwd);
+  constructor(interpreter: Interpreter, cwd: string, readonly index: number, settings = workerSettings()) {
+    this.child = spawnWorker(interpreter, cwd, settings.script);
     this.pid = this.child.pid ?? -1;
     this.child.stderr!.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
@@ -69,7 +89,10 @@ export class WorkerProcess {
         this.kill();
       },
     );
+    this.healthTimer = setInterval(() => void this.healthCheck(settings.pingTimeoutMs), settings.pingIntervalMs);
+    this.healthTimer.unref();
     this.exited = this.child.then((r) => {
+      clearInterval(this.healthTimer);
       this.exit = { code: r.exitCode ?? null, signal: r.signal ?? null };
       log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(this.exit)}`);
       this.conn.failAll((info) => this.diedError(info));
@@ -90,6 +113,30 @@ export class WorkerProcess {
   /** SIGKILL: the worker holds no state that outlives it. */
   kill(): void {
     if (this.alive) this.child.kill("SIGKILL");
+  }
+
+  /**
+   * While requests are in flight, the worker's reading thread must still
+   * answer a ping: if it does not within `timeoutMs`, the worker is stuck
+   * (not merely running slow user code) and is killed, failing its requests.
+   */
+  private async healthCheck(timeoutMs: number): Promise<void> {
+    if (!this.alive || this.conn.inFlight === 0 || this.hung !== undefined || this.pinging) return;
+    this.pinging = true;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(new Error("no answer")), timeoutMs);
+    try {
+      await this.conn.request({ method: "ping", urn: "", operation: "health check" }, {}, abort.signal);
+    } catch {
+      if (abort.signal.aborted && this.alive) {
+        this.hung = `stopped answering (no reply to a health check within ${timeoutMs} ms) and was killed`;
+        log(1, `python worker ${this.index} (pid ${this.pid}) ${this.hung}`);
+        this.kill();
+      }
+    } finally {
+      clearTimeout(timer);
+      this.pinging = false;
+    }
   }
 
   private onNotification(method: string, params: Record<string, unknown>): void {
@@ -113,7 +160,7 @@ export class WorkerProcess {
     const tail = [...this.stderrTail, this.partialLine].filter((l) => l !== "");
     const started = this.ready ? "" : " before it finished starting";
     return new WorkerDiedError(
-      `${info.operation} ${info.urn}: the Python worker running it (pid ${this.pid}) ${describeExit(this.exit!)}${started}` +
+      `${info.operation} ${info.urn}: the Python worker running it (pid ${this.pid}) ${this.hung ?? describeExit(this.exit!)}${started}` +
         (tail.length > 0 ? `; its last stderr lines:\n${tail.join("\n")}` : "; it wrote nothing to stderr") +
         `\nThe next request starts a fresh worker.`,
     );

@@ -43,6 +43,7 @@ class FakeRuntime implements DynamicRuntime {
   async delete(call: CallInfo, provider: string) {
     this.rec("delete", call, provider);
   }
+  cancelAll() {}
   async close() {}
 }
 
@@ -180,5 +181,53 @@ describe("errors: one mapping to gRPC status", function () {
     expect(st.code).to.equal(grpc.status.INTERNAL);
     expect(st.details).to.match(/^pulumi-dynamic-host internal error in Check: TypeError: oops/);
     expect(toStatus("str", "Check").details).to.equal("pulumi-dynamic-host internal error in Check: str");
+  });
+});
+
+describe("core: timeouts and cancellation", function () {
+  class Hanging extends FakeRuntime {
+    cancelled = 0;
+    override async create(call: CallInfo, provider: string) {
+      this.calls.push({ op: "create", provider, call });
+      return new Promise<never>(() => undefined);
+    }
+    override cancelAll() {
+      this.cancelled++;
+    }
+  }
+
+  it("answers DEADLINE_EXCEEDED when the request's timeout passes, naming the resource", async function () {
+    const rt = new Hanging();
+    const core = new DynamicCore(NODEJS, rt);
+    const started = Date.now();
+    try {
+      await core.create({ urn, properties: s({ __provider: "p" }), timeout: 0.05 }, new AbortController().signal);
+      expect.fail("should time out");
+    } catch (e) {
+      const st = toStatus(e, "Create");
+      expect(st.code).to.equal(grpc.status.DEADLINE_EXCEEDED);
+      expect(st.details).to.contain(`Create ${urn}: did not finish within the 0.05 s timeout`);
+    }
+    expect(Date.now() - started).to.be.lessThan(5000);
+    expect(rt.calls[0].call.signal.aborted).to.equal(true);
+  });
+
+  it("answers CANCELLED at once when the engine abandons the call", async function () {
+    const core = new DynamicCore(NODEJS, new Hanging());
+    const abort = new AbortController();
+    const pending = core.create({ urn, properties: s({ __provider: "p" }) }, abort.signal);
+    abort.abort(new CancelledError("Create was cancelled by the engine"));
+    try {
+      await pending;
+      expect.fail("should be cancelled");
+    } catch (e) {
+      expect(toStatus(e, "Create").code).to.equal(grpc.status.CANCELLED);
+    }
+  });
+
+  it("the Cancel RPC reaches the runtime", function () {
+    const rt = new Hanging();
+    new DynamicCore(NODEJS, rt).cancel();
+    expect(rt.cancelled).to.equal(1);
   });
 });

@@ -1,0 +1,76 @@
+// The worker channel: framing in TypeScript and Python agree byte for byte,
+// decoding survives any chunking, and the two method tables are the same.
+import { expect } from "chai";
+import { execFileSync } from "node:child_process";
+import { encodeFrame, FrameDecoder, FrameError } from "../../src/python-bridge/framing.js";
+import { METHODS, NOTIFICATIONS, resultSchemas } from "../../src/python-bridge/protocol.js";
+import { FIXTURES, REPO, VENV_PYTHON } from "../helpers/paths.js";
+
+const messages = [
+  { jsonrpc: "2.0", id: 1, method: "create", params: { urn: "u", provider: "p", props: Buffer.from([0, 1, 2, 255]) } },
+  { jsonrpc: "2.0", method: "$/cancel", params: { id: 1 } },
+  { jsonrpc: "2.0", id: 2, result: { id: "ünïcødé ✓", outs: Buffer.alloc(0), nested: [Buffer.from("a"), { b: Buffer.from("bc") }] } },
+  { jsonrpc: "2.0", id: 3, error: { code: -32000, message: "boom\r\n\r\nstill boom", data: { details: "x" } } },
+];
+
+function decodeAll(bytes: Buffer, step: number): unknown[] {
+  const d = new FrameDecoder();
+  const out: unknown[] = [];
+  for (let i = 0; i < bytes.length; i += step) out.push(...d.push(bytes.subarray(i, i + step)));
+  expect(d.pending).to.equal(0);
+  return out;
+}
+
+describe("worker channel framing", function () {
+  const wire = Buffer.concat(messages.flatMap((m) => encodeFrame(m)));
+
+  for (const step of [1, 7, 64, 100_000]) {
+    it(`decodes what it encodes, delivered ${step} byte(s) at a time`, function () {
+      expect(decodeAll(wire, step)).to.deep.equal(messages);
+    });
+  }
+
+  it("carries a large binary tail without copying it into JSON", function () {
+    const big = Buffer.alloc(32 * 1024 * 1024, 7);
+    const parts = encodeFrame({ jsonrpc: "2.0", id: 9, result: { outs: big } });
+    expect(parts[1].length).to.be.lessThan(200);
+    expect(parts[2]).to.equal(big);
+    const [msg] = decodeAll(Buffer.concat(parts), 1 << 20) as any[];
+    expect(msg.result.outs.equals(big)).to.equal(true);
+  });
+
+  it("rejects garbage with a FrameError instead of waiting forever", function () {
+    expect(() => new FrameDecoder().push(Buffer.alloc(5000, 65))).to.throw(FrameError, /no frame header/);
+    expect(() => new FrameDecoder().push(Buffer.from("Content-Length: x\r\n\r\n"))).to.throw(FrameError, /bad frame lengths/);
+    expect(() => new FrameDecoder().push(Buffer.from("Content-Length: 3\r\n\r\n{x}"))).to.throw(FrameError, /invalid JSON/);
+    expect(() => new FrameDecoder().push(Buffer.from('Content-Length: 18\r\n\r\n{"a":{"$bin":[0,9]}}'.replace("18", "20")))).to.throw(FrameError, /\$bin/);
+  });
+
+  it("Python's framing reads what TypeScript writes and writes what TypeScript reads", function () {
+    const echoed = execFileSync(VENV_PYTHON, [`${FIXTURES}frame_echo.py`], { input: wire, maxBuffer: 64 * 1024 * 1024 });
+    expect(decodeAll(echoed, 13)).to.deep.equal(messages);
+  });
+});
+
+describe("worker protocol tables", function () {
+  it("the TypeScript and Python method tables are the same", function () {
+    const py = JSON.parse(
+      execFileSync(VENV_PYTHON, ["-c", "import json, protocol; print(json.dumps({'methods': protocol.METHODS, 'notifications': protocol.NOTIFICATIONS}))"], {
+        cwd: `${REPO}python-stub`,
+        encoding: "utf8",
+      }),
+    );
+    const ts = {
+      methods: Object.fromEntries(Object.entries(METHODS).map(([m, s]) => [m, [s.params, s.result]])),
+      notifications: NOTIFICATIONS,
+    };
+    expect(JSON.parse(JSON.stringify(ts))).to.deep.equal(py);
+  });
+
+  it("result schemas are strict: unknown or mistyped fields are refused", function () {
+    expect(resultSchemas.create.safeParse({ id: "x", outs: Buffer.alloc(0) }).success).to.equal(true);
+    expect(resultSchemas.create.safeParse({ id: "x", outs: Buffer.alloc(0), extra: 1 }).success).to.equal(false);
+    expect(resultSchemas.create.safeParse({ id: 5, outs: Buffer.alloc(0) }).success).to.equal(false);
+    expect(resultSchemas.diff.safeParse({ changes: "maybe", replaces: [], deleteBeforeReplace: false }).success).to.equal(false);
+  });
+});
