@@ -10,7 +10,7 @@
 import { availableParallelism } from "node:os";
 import type { RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
-import { WorkerProcess } from "./worker-process.js";
+import { WorkerProcess, type ReadyInfo } from "./worker-process.js";
 
 export interface PoolOptions {
   interpreter: Interpreter;
@@ -70,6 +70,11 @@ export class WorkerPool {
     } finally {
       slot.inFlight--;
     }
+  }
+
+  /** The versions a worker of this pool runs (worker 0's, started if need be). */
+  workerInfo(): Promise<ReadyInfo> {
+    return this.slot(0).worker.started;
   }
 
   /** Worker processes alive now (for tests and logs). */

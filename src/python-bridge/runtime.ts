@@ -2,7 +2,8 @@
 // the user's interpreter, which calls the user's provider with the values the
 // Python reference would pass and returns a normalized result or the
 // reference's error (code and details as grpc-python would send them).
-import { CancelledError, UserOperationError } from "../host/errors.js";
+import * as grpc from "@grpc/grpc-js";
+import { BadRequestError, CancelledError, UserOperationError } from "../host/errors.js";
 import { messageType } from "../host/proto.js";
 import type {
   Bag,
@@ -16,6 +17,7 @@ import type {
 } from "../host/runtime.js";
 import type { WireStruct } from "../host/wire.js";
 import { ChannelBrokenError, RpcError } from "./connection.js";
+import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.js";
 import { ErrorCodes, userErrorData, type Method } from "./protocol.js";
 import type { WorkerPool } from "./pool.js";
 
@@ -26,6 +28,7 @@ const decode = (bytes: unknown): WireStruct => StructType.decode(bytes as Buffer
 
 export class PythonRuntime implements DynamicRuntime {
   readonly language = "python" as const;
+  private readonly facts = new Map<string, PickleFacts>();
 
   constructor(readonly pool: WorkerPool) {}
 
@@ -73,15 +76,58 @@ export class PythonRuntime implements DynamicRuntime {
     return this.pool.close();
   }
 
+  /**
+   * What a payload holds, read once per distinct text without running it;
+   * payloads that cannot work (not base64, JavaScript, code from another
+   * Python) are refused before any worker unpickles them.
+   */
+  private async vet(call: CallInfo, text: string): Promise<PickleFacts> {
+    let facts = this.facts.get(text);
+    if (!facts) {
+      const inspection = inspectPayload(text);
+      if (!inspection.ok) throw new BadRequestError(`${call.operation} ${call.urn}: ${inspection.problem}`, grpc.status.UNKNOWN);
+      facts = inspection.facts;
+      if (facts.code) {
+        // A worker that cannot start fails the request itself, with an error naming it.
+        const worker = await this.pool.workerInfo().catch(() => undefined);
+        const version = worker && pythonMinor(worker.python);
+        if (worker && version && !facts.code.accepts(version)) {
+          const cls = facts.providerClass ? `${facts.providerClass.module}.${facts.providerClass.name}` : "provider";
+          throw new BadRequestError(
+            `${call.operation} ${call.urn}: the ${cls} provider was pickled by ${facts.code.describe} ` +
+              `(${facts.dillModule === "dill.dill" ? "dill 0.2" : "dill ≥ 0.3"}), but this program's Python is ${worker.python} ` +
+              `with dill ${worker.dill}; dill cannot run code objects from another Python version. ` +
+              `Run \`pulumi up\` with the same Python the program was last deployed with, or recreate the resource`,
+            grpc.status.UNKNOWN,
+          );
+        }
+      }
+      this.facts.set(text, facts);
+    }
+    return facts;
+  }
+
   /** One request to the pool, its failure mapped onto the host's error kinds. */
   private async call(call: CallInfo, method: Method, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const facts = await this.vet(call, params.provider as string);
     try {
       return await this.pool.request({ method, urn: call.urn, operation: call.operation }, { urn: call.urn, ...params }, call.signal);
     } catch (e) {
       if (e instanceof RpcError) {
         if (e.code === ErrorCodes.UserError || e.code === ErrorCodes.LoadError) {
           const data = userErrorData.safeParse(e.data);
-          if (data.success) throw new UserOperationError(data.data.grpcCode, data.data.details);
+          if (data.success) {
+            const cls = facts.providerClass;
+            const importFailed = ["ModuleNotFoundError", "ImportError", "AttributeError"].includes(data.data.type);
+            if (e.code === ErrorCodes.LoadError && cls && !cls.byValue && importFailed) {
+              throw new UserOperationError(
+                data.data.grpcCode,
+                `provider class ${cls.module}.${cls.name} could not be imported from ${process.cwd()} ` +
+                  `(the program directory, first on sys.path): ${data.data.type}: ${data.data.message}\n\n${data.data.details}`,
+              );
+            }
+            throw new UserOperationError(data.data.grpcCode, data.data.details);
+          }
         }
         if (e.code === ErrorCodes.Cancelled) throw new CancelledError(`${call.operation} ${call.urn}: ${e.message}`);
         throw new ChannelBrokenError(`${call.operation} ${call.urn}: the Python worker refused the request (${e.code}): ${e.message}`);

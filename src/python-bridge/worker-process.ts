@@ -65,6 +65,9 @@ export class WorkerProcess {
   readonly exited: Promise<WorkerExit>;
   readonly pid: number;
   ready?: ReadyInfo;
+  /** Settles with the worker's versions once it reported ready, or fails if it exits first. */
+  readonly started: Promise<ReadyInfo>;
+  private onStarted!: { resolve(info: ReadyInfo): void; reject(err: Error): void };
   private readonly child: ReturnType<typeof spawnWorker>;
   private stderrTail: string[] = [];
   private partialLine = "";
@@ -74,6 +77,8 @@ export class WorkerProcess {
   private readonly healthTimer: NodeJS.Timeout;
 
   constructor(interpreter: Interpreter, cwd: string, readonly index: number, settings = workerSettings()) {
+    this.started = new Promise<ReadyInfo>((resolve, reject) => (this.onStarted = { resolve, reject }));
+    this.started.catch(() => undefined);
     this.child = spawnWorker(interpreter, cwd, settings.script);
     this.pid = this.child.pid ?? -1;
     this.child.stderr!.on("data", (chunk: Buffer) => {
@@ -96,6 +101,7 @@ export class WorkerProcess {
       this.exit = { code: r.exitCode ?? null, signal: r.signal ?? null };
       log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(this.exit)}`);
       this.conn.failAll((info) => this.diedError(info));
+      this.onStarted.reject(this.diedError({ method: "ping", urn: "", operation: "Starting" }));
       return this.exit;
     });
     // Errors surface through `exited`; nothing else may reject unobserved.
@@ -144,6 +150,7 @@ export class WorkerProcess {
       const ready = readySchema.safeParse(params);
       if (ready.success) {
         this.ready = ready.data as unknown as ReadyInfo;
+        this.onStarted.resolve(this.ready);
         log(1, `python worker ${this.index} ready: pid ${this.ready.pid}, python ${this.ready.python}, pulumi ${this.ready.pulumi}, dill ${this.ready.dill}`);
       }
     }

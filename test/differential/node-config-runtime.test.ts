@@ -7,15 +7,13 @@
 // errors) launch their own pair; launchPair merges opts.env over the test
 // runner's environment, and an `undefined` value removes a variable.
 import { expect } from "chai";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
 import { nodeUrn, type Outcome } from "../helpers/client.js";
-import { NODE_PROGRAM, OUR_NODE_PLUGIN, REFERENCE_NODE_PLUGIN } from "../helpers/paths.js";
+import { NODE_PROGRAM } from "../helpers/paths.js";
 import { nodeProvider, SECRET_SIG, SIG } from "../helpers/payloads.js";
-import { ENGINE_ADDRESS, launchPair, Plugin, type LaunchOptions, type PluginKind } from "../helpers/plugin.js";
+import { launchPair, Plugin, type LaunchOptions, type PluginKind } from "../helpers/plugin.js";
 
 const CFG = "node-providers-cfg.cjs";
 
@@ -445,37 +443,8 @@ describe("differential (Node): configure, provider cache and runtime", function 
   });
 });
 
-/**
- * Launches a plugin as Plugin.launch does, but with a real pipe (a FIFO) on
- * stdin, as the engine gives it; closeStdin() closes the only write end.
- */
 async function launchWithPipeStdin(kind: PluginKind): Promise<{ plugin: Plugin; closeStdin: () => void }> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-stdin-"));
-  const fifo = path.join(dir, "stdin");
-  execFileSync("mkfifo", [fifo]);
-  // O_RDWR opens without waiting for a reader; the child gets its own read end.
-  const writeEnd = fs.openSync(fifo, fs.constants.O_RDWR);
-  const readEnd = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-  const [cmd, argv] = kind === "reference" ? [process.execPath, [REFERENCE_NODE_PLUGIN, ENGINE_ADDRESS]] : [OUR_NODE_PLUGIN, [ENGINE_ADDRESS]];
-  const child = spawn(cmd, argv, {
-    cwd: NODE_PROGRAM,
-    env: { ...process.env, ...BASE_ENV },
-    stdio: [readEnd, "pipe", "pipe"],
-    detached: true,
-  });
-  fs.closeSync(readEnd);
-  fs.rmSync(dir, { recursive: true, force: true });
-  // The harness's Plugin, wrapped around our own child (its constructor only attaches the readers).
-  const plugin: Plugin = new (Plugin as unknown as new (kind: PluginKind, child: ChildProcess) => Plugin)(kind, child);
-  await plugin.until(() => plugin.stdout.length > 0, "the port line", 30_000, true);
-  plugin.port = Number(plugin.stdout[0].trim());
-  expect(plugin.port, `${kind} port line`).to.be.greaterThan(0);
-  let open = true;
-  const closeStdin = () => {
-    if (open) fs.closeSync(writeEnd);
-    open = false;
-  };
-  void plugin.exited.then(closeStdin);
-  return { plugin, closeStdin };
+  const plugin = await Plugin.launch(kind, { pipeStdin: true, env: BASE_ENV });
+  return { plugin, closeStdin: () => plugin.closeStdin() };
 }
 

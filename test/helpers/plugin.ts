@@ -2,7 +2,10 @@
 // [flags…] <engine address>, stdin a pipe never written to, its own process
 // group; reads the port from the first stdout line, then collects the rest of
 // stdout and stderr so tests can compare what the user would be shown.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, TEST_VENV, VENV_PYTHON } from "./paths.js";
 import { ProviderClient } from "./client.js";
 
@@ -13,6 +16,12 @@ export interface LaunchOptions {
   args?: string[];
   env?: NodeJS.ProcessEnv;
   language?: "nodejs" | "python";
+  /**
+   * Give the plugin a real pipe (a FIFO) on stdin, as the engine does, so a
+   * test can close it with closeStdin() to play "the engine went away".
+   * Otherwise stdin is Node's default (a socket), which the host ignores.
+   */
+  pipeStdin?: boolean;
 }
 
 export interface Exit {
@@ -31,6 +40,7 @@ export class Plugin {
   readonly exited: Promise<Exit>;
   port = 0;
   private clientInstance?: ProviderClient;
+  private stdinWriteEnd?: number;
 
   private constructor(readonly kind: PluginKind, readonly child: ChildProcess) {
     this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
@@ -62,18 +72,56 @@ export class Plugin {
           : [VENV_PYTHON, ["-u", "-m", "pulumi.dynamic", ...args]]
         : [language === "nodejs" ? OUR_NODE_PLUGIN : OUR_PYTHON_PLUGIN, args];
     const defaults: NodeJS.ProcessEnv = language === "python" ? { PULUMI_RUNTIME_VIRTUALENV: TEST_VENV } : {};
+    let stdin: "pipe" | number = "pipe";
+    let writeEnd: number | undefined;
+    if (opts.pipeStdin) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-stdin-"));
+      const fifo = path.join(dir, "stdin");
+      execFileSync("mkfifo", [fifo]);
+      // O_RDWR opens without waiting for a reader; the child gets its own read end.
+      writeEnd = fs.openSync(fifo, fs.constants.O_RDWR);
+      stdin = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
     const child = spawn(cmd, argv, {
       cwd: opts.cwd ?? (language === "nodejs" ? NODE_PROGRAM : PYTHON_PROGRAM),
       env: { ...process.env, ...defaults, ...opts.env },
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: [stdin, "pipe", "pipe"],
       detached: true,
     });
+    if (typeof stdin === "number") fs.closeSync(stdin);
     const plugin = new Plugin(kind, child);
+    plugin.stdinWriteEnd = writeEnd;
+    void plugin.exited.then(() => plugin.closeStdin());
     await plugin.until(() => plugin.stdout.length > 0, "the port line", 30_000, true);
     const port = Number(plugin.stdout[0].trim());
     if (!Number.isInteger(port) || port <= 0) throw new Error(`${kind} plugin wrote ${JSON.stringify(plugin.stdout[0])} instead of a port`);
     plugin.port = port;
     return plugin;
+  }
+
+  /** Closes the only write end of a pipeStdin launch: the plugin's stdin reaches EOF. */
+  closeStdin(): void {
+    if (this.stdinWriteEnd !== undefined) fs.closeSync(this.stdinWriteEnd);
+    this.stdinWriteEnd = undefined;
+  }
+
+  /** Every process in the plugin's process group (it leads its own, as under the engine). */
+  groupPids(): number[] {
+    const pgid = this.child.pid!;
+    const pids: number[] = [];
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+        // Fields after the parenthesised command: state ppid pgrp …
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(fields[2]) === pgid && fields[0] !== "Z") pids.push(Number(entry));
+      } catch {
+        // the process ended while we looked
+      }
+    }
+    return pids;
   }
 
   get stderr(): string {

@@ -1,0 +1,127 @@
+// Reads a Python `__provider` payload without executing it (pickleparser walks
+// the opcodes; every global it names resolves to an inert placeholder here), to
+// say in errors which provider class a pickle holds and from which module, and
+// to refuse a pickle whose by-value code was made by another Python before a
+// worker tries to run foreign bytecode.
+import { Parser } from "pickleparser";
+
+export interface ProviderClass {
+  module: string;
+  name: string;
+  /** Pickled by value (defined in __main__), or by reference (imported from `module` when unpickled). */
+  byValue: boolean;
+}
+
+/** Which CPython versions can have written the code objects dill pickled by value. */
+export interface CodeOrigin {
+  describe: string;
+  accepts(version: [number, number]): boolean;
+}
+
+export interface PickleFacts {
+  protocol?: number;
+  providerClass?: ProviderClass;
+  code?: CodeOrigin;
+  /** dill.dill is dill 0.2.x; dill._dill is 0.3 and later. */
+  dillModule?: string;
+}
+
+export type Inspection = { ok: true; facts: PickleFacts } | { ok: false; problem: string };
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * `_create_code` argument counts of dill ≥ 0.3.6 by the Python that pickled
+ * (dill's save_code): 3.10+ put co_lnotab first, 3.11 added qualname and the
+ * exception table. 3.11 and later share a layout; the pickle protocol then
+ * separates 3.14 (default protocol 5) from 3.11–3.13 (protocol 4).
+ */
+function codeOrigin(arity: number, lnotabFirst: boolean, protocol: number | undefined): CodeOrigin | undefined {
+  const range = (lo: number, hi: number | undefined, describe: string): CodeOrigin => ({
+    describe,
+    accepts: ([maj, min]) => maj === 3 && min >= lo && (hi === undefined || min <= hi),
+  });
+  if (arity === 15 && !lnotabFirst) return range(7, 7, "Python 3.7");
+  if (arity === 16 && !lnotabFirst) return range(8, 9, "Python 3.8 or 3.9");
+  if (arity === 17 && lnotabFirst) return range(10, 10, "Python 3.10");
+  if (arity === 19 && lnotabFirst) return protocol !== undefined && protocol >= 5 ? range(14, undefined, "Python 3.14 or later") : range(11, 13, "Python 3.11 to 3.13");
+  return undefined;
+}
+
+export function inspectPayload(text: string): Inspection {
+  const trimmed = text.trim();
+  if (/^exports\.\w+\s*=|^(?:var|const|function)\s/.test(trimmed)) {
+    return {
+      ok: false,
+      problem:
+        "its __provider is JavaScript (a Node.js dynamic provider, as TypeScript/JavaScript programs write it), not a Python " +
+        "pickle; pulumi-resource-pulumi-python runs providers written with the pulumi Python SDK",
+    };
+  }
+  if (trimmed.length % 4 !== 0 || !BASE64.test(trimmed)) {
+    const why = trimmed.length % 4 !== 0 ? `its length ${trimmed.length} is not a multiple of 4, so it looks truncated` : "it has characters outside the base64 alphabet";
+    return { ok: false, problem: `its __provider is not the base64 text the pulumi Python SDK writes: ${why}` };
+  }
+  const bytes = Buffer.from(trimmed, "base64");
+  const facts: PickleFacts = { protocol: bytes[0] === 0x80 ? bytes[1] : undefined };
+  let codeArity: number | undefined;
+  let lnotabFirst = false;
+  let root: unknown;
+  const parser = new Parser({
+    nameResolver: {
+      resolve(module: string, name: string) {
+        if (module === "dill._dill" || module === "dill.dill") facts.dillModule ??= module;
+        // An inert stand-in: called (REDUCE) it records its arguments and yields a constructible placeholder.
+        const placeholder = function (this: Record<string, unknown>, ...args: unknown[]): unknown {
+          if (new.target) {
+            this.__module = module;
+            this.__name = name;
+            return this;
+          }
+          if (name === "_create_code" && codeArity === undefined) {
+            codeArity = args.length;
+            lnotabFirst = typeof args[0] !== "number";
+          }
+          const made = function (this: Record<string, unknown>) {
+            if (new.target) this.__class = made;
+            return this;
+          } as unknown as Record<string, unknown>;
+          made.__reducedBy = `${module}.${name}`;
+          made.__args = args;
+          return made;
+        };
+        return placeholder as unknown as (...args: unknown[]) => unknown;
+      },
+    },
+  });
+  try {
+    root = parser.parse(bytes);
+  } catch {
+    // Not a pickle pickleparser can walk: the worker's own unpickling will say what is wrong.
+    return { ok: true, facts };
+  }
+  facts.providerClass = providerClassOf(root);
+  if (codeArity !== undefined) facts.code = codeOrigin(codeArity, lnotabFirst, facts.protocol);
+  return { ok: true, facts };
+}
+
+function providerClassOf(root: unknown): ProviderClass | undefined {
+  if (!root || (typeof root !== "object" && typeof root !== "function")) return undefined;
+  const r = root as Record<string, any>;
+  // By reference: NEWOBJ on the class global itself.
+  if (typeof r.__module === "string" && typeof r.__name === "string") return { module: r.__module, name: r.__name, byValue: false };
+  // By value: dill's _create_type(metaclass, name, bases, namespace) made the class.
+  const cls = r.__class;
+  if (cls && cls.__reducedBy?.endsWith("._create_type") && Array.isArray(cls.__args)) {
+    const [, name, , namespace] = cls.__args;
+    const module = namespace instanceof Map ? namespace.get("__module__") : namespace?.__module__;
+    if (typeof name === "string") return { module: typeof module === "string" ? module : "__main__", name, byValue: true };
+  }
+  return undefined;
+}
+
+/** "3.11.7" -> [3, 11] */
+export function pythonMinor(version: string): [number, number] | undefined {
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
