@@ -15,8 +15,22 @@ requests, no global lock across unrelated providers, `async def` methods are
 awaited, and a request can be cancelled.
 """
 
-import os
-import sys
+# On shutdown the engine SIGINTs the plugin's whole process group, this worker
+# included. The host decides when the worker stops (it kills it, or closes the
+# channel); a KeyboardInterrupt traceback here would reach the user as error
+# output the reference never prints (its main thread catches KeyboardInterrupt
+# and stops quietly). First thing, with the builtin _signal (signal.py imports
+# enum, which is slow), to leave no window; a Python-level handler, not
+# SIG_IGN, so that the user's child processes still get the default
+# disposition, as under the reference.
+try:
+    import _signal
+except ImportError:  # pragma: no cover - not CPython
+    import signal as _signal
+_signal.signal(_signal.SIGINT, lambda signum, frame: None)
+
+import os  # noqa: E402
+import sys  # noqa: E402
 
 # sys.path[0] is this file's directory; the reference runs `python -m`, which
 # puts the absolute program directory there instead (unless PYTHONSAFEPATH).
@@ -169,12 +183,13 @@ def run_async(coro):
     """Awaits a coroutine of the user's on the worker's long-lived loop, in the request's context."""
     ctx = contextvars.copy_context()
     done = concurrent.futures.Future()
+    # Read on the request's thread: the loop thread has no request state of its own.
+    cancel_hooks = getattr(_request_state, "cancel_hooks", None)
 
     def start():
         task = _LOOP.create_task(coro)
-        cancel_hook = getattr(_request_state, "cancel_hooks", None)
-        if cancel_hook is not None:
-            cancel_hook.append(lambda: _LOOP.call_soon_threadsafe(task.cancel))
+        if cancel_hooks is not None:
+            cancel_hooks.append(lambda: _LOOP.call_soon_threadsafe(task.cancel))
 
         def finish(t):
             if t.cancelled():

@@ -44,10 +44,15 @@ export class RpcConnection {
   private readonly decoder = new FrameDecoder();
   private broken?: (info: RequestInfo) => Error;
 
+  /**
+   * `onBroken` hears of a protocol violation (pending requests have already
+   * failed with it) or of the channel closing (`closed`: requests still pend;
+   * the owner fails them once it knows how the worker ended).
+   */
   constructor(
     private readonly stream: Duplex,
     private readonly onNotification: (method: string, params: Record<string, unknown>) => void,
-    private readonly onBroken: (reason: Error) => void,
+    private readonly onBroken: (reason: Error, closed: boolean) => void,
   ) {
     stream.on("data", (chunk: Buffer) => {
       let messages: unknown[];
@@ -59,8 +64,13 @@ export class RpcConnection {
       }
       for (const m of messages) this.dispatch(m);
     });
-    stream.on("error", (e) => this.breakChannel(new ChannelBrokenError(`the worker channel failed: ${e.message}`)));
-    stream.on("close", () => this.breakChannel(new ChannelBrokenError("the worker closed its channel")));
+    // A socket error or close is how a dying worker looks from here: the owner learns how it ended.
+    stream.on("error", (e) => {
+      if (!this.broken) this.onBroken(new ChannelBrokenError(`the worker channel failed: ${e.message}`), true);
+    });
+    stream.on("close", () => {
+      if (!this.broken) this.onBroken(new ChannelBrokenError("the worker closed its channel"), true);
+    });
   }
 
   get inFlight(): number {
@@ -121,8 +131,8 @@ export class RpcConnection {
 
   private breakChannel(reason: Error): void {
     if (this.broken) return;
-    this.onBroken(reason);
     this.failAll((info) => new ChannelBrokenError(`${info.operation} ${info.urn}: ${reason.message}; the worker was stopped and the next request starts a fresh one`));
+    this.onBroken(reason, false);
     this.stream.destroy();
   }
 

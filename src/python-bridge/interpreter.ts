@@ -61,15 +61,18 @@ export function resolveInterpreter(cwd: string, env: NodeJS.ProcessEnv, deps: Re
     if (toolchain === "uv") venv = ".venv";
     else if (toolchain === "poetry") venv = deps.poetryEnvPath(cwd, env);
   }
+  // The launcher is an sh script: sh exports PWD as the $PWD above, whatever the engine passed.
   if (venv === "") {
-    return { ok: true, interpreter: { python: env.PULUMI_PYTHON_CMD || "python3", env: { ...env } } };
+    return { ok: true, interpreter: { python: env.PULUMI_PYTHON_CMD || "python3", env: { ...env, PWD: pwd } } };
   }
   if (venv.endsWith("/")) venv = venv.slice(0, -1);
   if (!venv.startsWith("/")) venv = `${pwd}/${venv}`;
   const python = `${venv}/bin/python`;
   if (deps.isFile(python)) {
-    const workerEnv: NodeJS.ProcessEnv = { ...env, PATH: `${venv}/bin:${env.PATH ?? ""}` };
+    const workerEnv: NodeJS.ProcessEnv = { ...env, PWD: pwd, PATH: `${venv}/bin:${env.PATH ?? ""}` };
     delete workerEnv.PYTHONHOME;
+    // The launcher rewrites the variable in place: if it came from the environment, the rewritten value is exported.
+    if (env.PULUMI_RUNTIME_VIRTUALENV !== undefined) workerEnv.PULUMI_RUNTIME_VIRTUALENV = venv;
     return { ok: true, interpreter: { python, env: workerEnv, virtualenv: venv } };
   }
   const problem = deps.isDirectory(venv) ? "doesn't appear to be a virtual environment." : "doesn't exist.";

@@ -59,7 +59,7 @@ export function inspectPayload(text: string): Inspection {
     };
   }
   if (trimmed.length % 4 !== 0 || !BASE64.test(trimmed)) {
-    const why = trimmed.length % 4 !== 0 ? `its length ${trimmed.length} is not a multiple of 4, so it looks truncated` : "it has characters outside the base64 alphabet";
+    const why = !BASE64.test(trimmed) ? "it has characters outside the base64 alphabet" : `its length ${trimmed.length} is not a multiple of 4, so it looks truncated`;
     return { ok: false, problem: `its __provider is not the base64 text the pulumi Python SDK writes: ${why}` };
   }
   const bytes = Buffer.from(trimmed, "base64");

@@ -10,7 +10,7 @@
 import { availableParallelism } from "node:os";
 import type { RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
-import { WorkerProcess, type ReadyInfo } from "./worker-process.js";
+import { WorkerProcess, workerSettings, type ReadyInfo } from "./worker-process.js";
 
 export interface PoolOptions {
   interpreter: Interpreter;
@@ -72,9 +72,17 @@ export class WorkerPool {
     }
   }
 
-  /** The versions a worker of this pool runs (worker 0's, started if need be). */
-  workerInfo(): Promise<ReadyInfo> {
-    return this.slot(0).worker.started;
+  /**
+   * The versions a worker of this pool runs (worker 0's, started if need be),
+   * or undefined when it does not report them in time or fails to start: the
+   * request that follows then fails on its own, naming itself.
+   */
+  workerInfo(waitMs = workerSettings().pingTimeoutMs): Promise<ReadyInfo | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), waitMs);
+    });
+    return Promise.race([this.slot(0).worker.started.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
   }
 
   /** Worker processes alive now (for tests and logs). */

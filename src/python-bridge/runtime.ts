@@ -89,12 +89,12 @@ export class PythonRuntime implements DynamicRuntime {
       facts = inspection.facts;
       if (facts.code) {
         // A worker that cannot start fails the request itself, with an error naming it.
-        const worker = await this.pool.workerInfo().catch(() => undefined);
+        const worker = await this.pool.workerInfo();
         const version = worker && pythonMinor(worker.python);
         if (worker && version && !facts.code.accepts(version)) {
-          const cls = facts.providerClass ? `${facts.providerClass.module}.${facts.providerClass.name}` : "provider";
+          const cls = facts.providerClass ? ` ${facts.providerClass.module}.${facts.providerClass.name}` : "";
           throw new BadRequestError(
-            `${call.operation} ${call.urn}: the ${cls} provider was pickled by ${facts.code.describe} ` +
+            `${call.operation} ${call.urn}: the${cls} provider was pickled by ${facts.code.describe} ` +
               `(${facts.dillModule === "dill.dill" ? "dill 0.2" : "dill ≥ 0.3"}), but this program's Python is ${worker.python} ` +
               `with dill ${worker.dill}; dill cannot run code objects from another Python version. ` +
               `Run \`pulumi up\` with the same Python the program was last deployed with, or recreate the resource`,

@@ -89,9 +89,12 @@ export class WorkerProcess {
     this.conn = new RpcConnection(
       channel,
       (method, params) => this.onNotification(method, params),
-      (reason) => {
+      (reason, closed) => {
+        // A closed channel usually means the process is ending: its exit fails the pending requests
+        // with how it ended. A worker that closed the channel but lives on is stopped.
         log(1, `python worker ${this.index} (pid ${this.pid}): ${reason.message}; stopping it`);
-        this.kill();
+        if (closed) setTimeout(() => this.kill(), 1000).unref();
+        else this.kill();
       },
     );
     this.healthTimer = setInterval(() => void this.healthCheck(settings.pingTimeoutMs), settings.pingIntervalMs);

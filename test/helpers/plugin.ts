@@ -197,6 +197,10 @@ export class Plugin {
 
 /** Starts our plugin and the reference side by side in the same program directory. */
 export async function launchPair(opts: LaunchOptions = {}): Promise<{ ours: Plugin; ref: Plugin }> {
-  const [ours, ref] = await Promise.all([Plugin.launch("ours", opts), Plugin.launch("reference", opts)]);
-  return { ours, ref };
+  const launches = [Plugin.launch("ours", opts), Plugin.launch("reference", opts)] as const;
+  const [ours, ref] = await Promise.allSettled(launches);
+  if (ours.status === "fulfilled" && ref.status === "fulfilled") return { ours: ours.value, ref: ref.value };
+  // One failed to start: stop the other, so no process outlives the test run.
+  await Promise.all([ours, ref].map((r) => (r.status === "fulfilled" ? r.value.stop() : undefined)));
+  throw ours.status === "rejected" ? ours.reason : (ref as PromiseRejectedResult).reason;
 }
