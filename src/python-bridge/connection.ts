@@ -123,10 +123,31 @@ export class RpcConnection {
     for (const p of all) p.reject(makeError(p.info));
   }
 
+  /** One socket write per frame: small parts are joined; large tails go as they are, without a copy. */
   private write(message: unknown, done: (err?: Error | null) => void): void {
     const parts = encodeFrame(message);
-    for (let i = 0; i < parts.length - 1; i++) this.stream.write(parts[i]);
-    this.stream.write(parts[parts.length - 1], done);
+    let small: Buffer[] = [];
+    let smallBytes = 0;
+    const flush = (last: boolean) => {
+      if (small.length === 0) return;
+      const chunk = small.length === 1 ? small[0] : Buffer.concat(small, smallBytes);
+      small = [];
+      smallBytes = 0;
+      if (last) this.stream.write(chunk, done);
+      else this.stream.write(chunk);
+    };
+    parts.forEach((part, i) => {
+      const last = i === parts.length - 1;
+      if (part.length > 64 * 1024) {
+        flush(false);
+        if (last) this.stream.write(part, done);
+        else this.stream.write(part);
+      } else {
+        small.push(part);
+        smallBytes += part.length;
+        if (last) flush(true);
+      }
+    });
   }
 
   private breakChannel(reason: Error): void {
