@@ -225,10 +225,13 @@ class Channel:
         body = json.dumps(_encode_bins(msg, tail), separators=(",", ":")).encode("utf-8")
         bin_len = sum(len(t) for t in tail)
         header = f"Content-Length: {len(body)}\r\nBinary-Length: {bin_len}\r\n\r\n".encode("ascii")
+        # One send for the frame when its tail is small; a large tail goes as it is, without a copy.
+        if bin_len <= 64 * 1024:
+            parts = [header + body + b"".join(tail)]
+        else:
+            parts = [header + body, *tail]
         with self._write_lock:
-            self._sock.sendall(header)
-            self._sock.sendall(body)
-            for part in tail:
+            for part in parts:
                 self._sock.sendall(part)
 
     def close(self):

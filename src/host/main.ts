@@ -10,11 +10,9 @@ import { modeForBinary, type Mode } from "./modes.js";
 import { pluginVersion } from "./plugin-info.js";
 import type { DynamicRuntime } from "./runtime.js";
 import { startServer } from "./server.js";
-import { NodeRuntime } from "../node-dynamic/runtime.js";
+import { DeferredRuntime } from "./deferred-runtime.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
-import { defaultPoolSize, WorkerPool } from "../python-bridge/pool.js";
-import { PythonRuntime } from "../python-bridge/runtime.js";
 
 export async function serve(mode: Mode, argv: readonly string[]): Promise<void> {
   const args = parsePluginArgs(argv);
@@ -26,8 +24,9 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   installUncaughtHandlers();
   const cwd = process.cwd();
   let runtime: DynamicRuntime;
-  let pool: WorkerPool | undefined;
+  let startPython: (() => void) | undefined;
   if (mode.language === "nodejs") {
+    const { NodeRuntime } = await import("../node-dynamic/runtime.js");
     runtime = new NodeRuntime(cwd);
   } else {
     // As the reference launcher: a broken virtualenv is reported before any port line, exit 1.
@@ -36,8 +35,20 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
       process.stderr.write(resolved.stderr.map((l) => `${l}\n`).join(""));
       process.exit(resolved.exitCode);
     }
-    pool = new WorkerPool({ interpreter: resolved.interpreter, cwd, size: defaultPoolSize() });
-    runtime = new PythonRuntime(pool);
+    // The bridge (execa, zod, pickleparser) loads after the port line; its first worker starts at once.
+    let begin!: () => void;
+    const go = new Promise<void>((resolve) => (begin = resolve));
+    startPython = begin;
+    runtime = new DeferredRuntime("python", async () => {
+      await go;
+      const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }] = await Promise.all([
+        import("../python-bridge/pool.js"),
+        import("../python-bridge/runtime.js"),
+      ]);
+      const pool = new WorkerPool({ interpreter: resolved.interpreter, cwd, size: defaultPoolSize() });
+      pool.warm();
+      return new PythonRuntime(pool);
+    });
   }
   let version: string | undefined;
   const { server, port } = await startServer({
@@ -49,7 +60,7 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   process.stdout.write(`${port}\n`);
   log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
   // Started after the port line (workers share our stdout), without waiting for it.
-  pool?.warm();
+  startPython?.();
 
   // On a signal, release the runtime's processes, then die of that signal as
   // the references do (no handler of theirs catches it).

@@ -36,7 +36,7 @@ let pythonPayloads: Record<string, string> | undefined;
  */
 export function pythonProvider(name: string): string {
   if (!pythonPayloads) {
-    const out = execFileSync(VENV_PYTHON, [`${FIXTURES}python_providers.py`, "scripted", "minimal", "configured", "async", "cpu", "local"], {
+    const out = execFileSync(VENV_PYTHON, [`${FIXTURES}python_providers.py`, "scripted", "minimal", "configured", "async", "cpu", "sleepy", "local"], {
       cwd: FIXTURES,
       encoding: "utf8",
     });

@@ -1,0 +1,31 @@
+// The benchmark's calibration plugin: a bare grpc-js ResourceProvider that
+// loads no provider and answers Create (after `sleepMs`, if the request asks,
+// as an IO-bound provider would) with the request's own properties. It shows
+// the ceiling this client and machine allow; nothing real can be faster.
+import * as grpc from "@grpc/grpc-js";
+import { serviceDefinition, SERVER_OPTIONS } from "../src/host/server.js";
+import type { WireStruct } from "../src/host/wire.js";
+
+const server = new grpc.Server(SERVER_OPTIONS);
+const echo = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {
+  const props = call.request.properties as WireStruct | undefined;
+  const sleep = props?.fields?.seconds?.numberValue ?? 0;
+  const answer = () => callback(null, { id: "ceiling", properties: props });
+  if (sleep > 0) setTimeout(answer, sleep * 1000);
+  else answer();
+};
+const ok = (_call: unknown, callback: grpc.sendUnaryData<any>) => callback(null, {});
+server.addService(serviceDefinition(), {
+  Create: echo,
+  Check: (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => cb(null, { inputs: call.request.news, failures: [] }),
+  Diff: (_c: unknown, cb: grpc.sendUnaryData<any>) => cb(null, { changes: 0 }),
+  Update: (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => cb(null, { properties: call.request.news }),
+  Delete: ok,
+  Configure: ok,
+  Cancel: ok,
+  GetPluginInfo: (_c: unknown, cb: grpc.sendUnaryData<any>) => cb(null, { version: "0.0.0" }),
+});
+server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => {
+  if (err) throw err;
+  process.stdout.write(`${port}\n`);
+});

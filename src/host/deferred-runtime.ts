@@ -1,0 +1,48 @@
+// A DynamicRuntime whose implementation is still loading. Lets the host print
+// its port before importing a language bridge's heavier modules; every call
+// waits for the load, and a failed load fails the calls with its error.
+import type { Bag, CallInfo, DynamicRuntime, Language } from "./runtime.js";
+
+export class DeferredRuntime implements DynamicRuntime {
+  private readonly ready: Promise<DynamicRuntime>;
+  private loaded?: DynamicRuntime;
+
+  constructor(readonly language: Language, load: () => Promise<DynamicRuntime>) {
+    this.ready = load().then((rt) => (this.loaded = rt));
+    this.ready.catch(() => undefined);
+  }
+
+  /** Resolves once the implementation is loaded. */
+  get whenReady(): Promise<DynamicRuntime> {
+    return this.ready;
+  }
+
+  async configure(args: Bag) {
+    return (await this.ready).configure(args);
+  }
+  async check(call: CallInfo, provider: string, olds: Bag, news: Bag) {
+    return (await this.ready).check(call, provider, olds, news);
+  }
+  async diff(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag) {
+    return (await this.ready).diff(call, provider, id, olds, news);
+  }
+  async create(call: CallInfo, provider: string, props: Bag) {
+    return (await this.ready).create(call, provider, props);
+  }
+  async read(call: CallInfo, provider: string, id: string, props: Bag) {
+    return (await this.ready).read(call, provider, id, props);
+  }
+  async update(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag) {
+    return (await this.ready).update(call, provider, id, olds, news);
+  }
+  async delete(call: CallInfo, provider: string, id: string, props: Bag) {
+    return (await this.ready).delete(call, provider, id, props);
+  }
+  cancelAll(): void {
+    this.loaded?.cancelAll();
+  }
+  async close(): Promise<void> {
+    const rt = await this.ready.catch(() => undefined);
+    await rt?.close();
+  }
+}
