@@ -62,8 +62,9 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   // Started after the port line (workers share our stdout), without waiting for it.
   startPython?.();
 
-  // On a signal, release the runtime's processes, then die of that signal as
-  // the references do (no handler of theirs catches it).
+  // On a signal, release the runtime's processes, then end as the reference of
+  // the mode does: the Node one dies of the signal (it has no handler); the
+  // Python one turns SIGINT into KeyboardInterrupt, stops its server and exits 0.
   let stopping = false;
   const stop = async (why: string, signal?: NodeJS.Signals) => {
     if (stopping) return;
@@ -71,14 +72,17 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
     log(1, `stopping: ${why}`);
     server.forceShutdown();
     await runtime.close().catch(() => undefined);
-    if (signal) {
+    if (signal === "SIGINT" && mode.language === "python") {
+      process.exit(0);
+    } else if (signal) {
       process.removeAllListeners(signal);
       process.kill(process.pid, signal);
     } else {
       process.exit();
     }
   };
-  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => void stop(signal, signal));
+  // `on`, not `once`: execa's signal-exit re-raises a signal it thinks nobody else handles.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(signal, signal));
   // The engine gives us a stdin pipe it never writes to: EOF means it is gone.
   if (isPipe(0)) {
     process.stdin.on("data", () => undefined);

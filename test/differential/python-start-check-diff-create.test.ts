@@ -374,7 +374,9 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
       const [o, r] = await both({ ours, ref }, (c) => c.create({ urn: urnOf("r1"), properties: { __provider: minimal, a: 1 } }));
       expect(o).to.deep.equal(r);
       expect(o.view).to.deep.equal({ id: "minimal", properties: { __provider: minimal, got: ["__provider", "a"] } });
-      await Promise.all([ours.stop(), ref.stop()]);
+      const [eo, er] = await Promise.all([ours.stop(), ref.stop()]);
+      // The reference turns SIGINT into KeyboardInterrupt and exits 0; so do we in Python mode.
+      expect(eo).to.deep.equal(er).and.deep.equal({ code: 0, signal: null });
       for (const p of [ours, ref]) {
         expect(p.stdout, p.kind).to.have.length(1);
         expect(p.stderr, p.kind).to.equal("");
