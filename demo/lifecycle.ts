@@ -1,13 +1,16 @@
 // npm run demo: starts the built host exactly as the Pulumi engine would (cwd =
 // the program directory, argv = an engine address, its own process group) and
-// walks a sample Node dynamic provider through check → create → diff → update
-// → replace → delete, printing every call and answer. The client is built from
-// @pulumi/pulumi's generated gRPC stubs, the same ones the engine's contract uses.
+// walks a sample Node dynamic provider, then a sample Python one, through
+// check → create → diff → update → refresh → replace → delete, printing every
+// call and answer. The client is built from @pulumi/pulumi's generated gRPC
+// stubs; the providers are serialized by the SDKs' own serializers.
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { mkdtempSync, existsSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { VENV_PYTHON } from "../test/helpers/paths.js";
 import { Plugin } from "../test/helpers/plugin.js";
 import type { Outcome } from "../test/helpers/client.js";
 
@@ -39,12 +42,21 @@ function expectOk(answer: Outcome, what: string): Outcome {
   return answer;
 }
 
-async function main(): Promise<void> {
-  const provider: string = await require(path.join(here, "file-provider.cjs")).serialize();
+interface Sample {
+  language: "nodejs" | "python";
+  title: string;
+  provider: string;
+  cwd: string;
+  urnType: string;
+}
+
+async function walk(sample: Sample): Promise<void> {
+  const { provider } = sample;
   const dir = mkdtempSync(path.join(os.tmpdir(), "pulumi-dynamic-host-demo-"));
-  const urn = "urn:pulumi:demo::demo-program::pulumi-nodejs:dynamic:Resource::greeting";
-  const host = await Plugin.launch("ours", { cwd: path.join(here, "program") });
-  console.log(`started pulumi-resource-pulumi-nodejs (pid ${host.child.pid}); port line: ${host.stdout[0]}`);
+  const urn = `urn:pulumi:demo::demo-program::${sample.urnType}::greeting`;
+  const host = await Plugin.launch("ours", { language: sample.language, cwd: sample.cwd });
+  console.log(`\n════ ${sample.title}`);
+  console.log(`started pulumi-resource-pulumi-${sample.language} (pid ${host.child.pid}); port line: ${host.stdout[0]}`);
   const c = host.client;
   try {
     show("GetPluginInfo", {}, await c.getPluginInfo());
@@ -82,6 +94,23 @@ async function main(): Promise<void> {
     console.log(`host stopped like the engine stops it (SIGINT): ${exit.signal ?? `exit ${exit.code}`}`);
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function main(): Promise<void> {
+  await walk({
+    language: "nodejs",
+    title: "a Node dynamic provider (serialized by @pulumi/pulumi's closure serializer)",
+    provider: await require(path.join(here, "file-provider.cjs")).serialize(),
+    cwd: path.join(here, "program"),
+    urnType: "pulumi-nodejs:dynamic:Resource",
+  });
+  await walk({
+    language: "python",
+    title: "a Python dynamic provider (pickled by pulumi.dynamic's serialize_provider, run in the program's virtualenv)",
+    provider: execFileSync(VENV_PYTHON, [path.join(here, "file_provider.py")], { encoding: "utf8" }).trim(),
+    cwd: path.join(here, "python-program"),
+    urnType: "pulumi-python:dynamic:Resource",
+  });
 }
 
 main().catch((err) => {
