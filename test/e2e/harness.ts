@@ -1,0 +1,70 @@
+// The real engine for end-to-end tests: the pulumi CLI built by
+// scripts/engine.sh (cached under ~/.cache), laid out so that the engine
+// resolves both dynamic-provider plugins to our host — the CLI (a hard link,
+// or a copy) and links to bin/pulumi-dynamic-host under both plugin names in
+// one directory, first on PATH, so the $PATH and "next to pulumi" lookups agree
+// and the engine prints no "using … from $PATH" warning — and an offline
+// environment: file backend, passphrase secrets, private PULUMI_HOME, no update
+// check, no plugin downloads.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { REPO } from "../helpers/paths.js";
+
+export const E2E_ROOT = `${REPO}.cache/e2e`;
+export const E2E_BIN = `${E2E_ROOT}/bin`;
+export const OUR_ENTRY = `${REPO}bin/pulumi-dynamic-host`;
+export const PASSPHRASE = "correct horse battery staple";
+
+let prepared: string | undefined;
+
+/** Builds (or reuses) the engine and lays out .cache/e2e/bin; returns the engine's own bin directory. */
+export function prepareEngine(): string {
+  if (prepared) return prepared;
+  const built = execFileSync("bash", [`${REPO}scripts/engine.sh`], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop()!;
+  fs.mkdirSync(E2E_BIN, { recursive: true });
+  const cli = path.join(E2E_BIN, "pulumi");
+  fs.rmSync(cli, { force: true });
+  try {
+    fs.linkSync(path.join(built, "pulumi"), cli);
+  } catch {
+    fs.copyFileSync(path.join(built, "pulumi"), cli);
+    fs.chmodSync(cli, 0o755);
+  }
+  for (const name of ["pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"]) {
+    const link = path.join(E2E_BIN, name);
+    fs.rmSync(link, { force: true });
+    fs.symlinkSync(OUR_ENTRY, link);
+  }
+  prepared = built;
+  return built;
+}
+
+export interface Sandbox {
+  dir: string;
+  home: string;
+  backend: string;
+  env: Record<string, string>;
+  cleanup(): void;
+}
+
+/** A private PULUMI_HOME and file backend, and the environment every CLI run gets. */
+export function sandbox(prefix: string): Sandbox {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`)));
+  const home = path.join(dir, "pulumi-home");
+  const backend = path.join(dir, "state");
+  fs.mkdirSync(home);
+  fs.mkdirSync(backend);
+  const env: Record<string, string> = {
+    PATH: `${E2E_BIN}:${process.env.PATH ?? ""}`,
+    PULUMI_HOME: home,
+    PULUMI_BACKEND_URL: `file://${backend}`,
+    PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+    PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS: "true",
+    PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
+  };
+  return { dir, home, backend, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
