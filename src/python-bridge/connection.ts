@@ -16,6 +16,11 @@ export interface RequestInfo {
   operation: string;
 }
 
+/** "Create urn:…", or just "Configure" for a request about no resource. */
+export function describeRequest(info: RequestInfo): string {
+  return info.urn ? `${info.operation} ${info.urn}` : info.operation;
+}
+
 /** A JSON-RPC error answer from the worker. */
 export class RpcError extends Error {
   override name = "RpcError";
@@ -152,7 +157,7 @@ export class RpcConnection {
 
   private breakChannel(reason: Error): void {
     if (this.broken) return;
-    this.failAll((info) => new ChannelBrokenError(`${info.operation} ${info.urn}: ${reason.message}; the worker was stopped and the next request starts a fresh one`));
+    this.failAll((info) => new ChannelBrokenError(`${describeRequest(info)}: ${reason.message}; the worker was stopped and the next request starts a fresh one`));
     this.onBroken(reason, false);
     this.stream.destroy();
   }

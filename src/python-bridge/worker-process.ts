@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { Duplex } from "node:stream";
 import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
-import { RpcConnection, type RequestInfo } from "./connection.js";
+import { describeRequest, RpcConnection, type RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
 import { readySchema } from "./protocol.js";
 
@@ -170,7 +170,7 @@ export class WorkerProcess {
     const tail = [...this.stderrTail, this.partialLine].filter((l) => l !== "");
     const started = this.ready ? "" : " before it finished starting";
     return new WorkerDiedError(
-      `${info.operation} ${info.urn}: the Python worker running it (pid ${this.pid}) ${this.hung ?? describeExit(this.exit!)}${started}` +
+      `${describeRequest(info)}: the Python worker running it (pid ${this.pid}) ${this.hung ?? describeExit(this.exit!)}${started}` +
         (tail.length > 0 ? `; its last stderr lines:\n${tail.join("\n")}` : "; it wrote nothing to stderr") +
         `\nThe next request starts a fresh worker.`,
     );
