@@ -35,5 +35,6 @@ const fileProvider = {
 };
 
 module.exports = {
+  fileProvider,
   serialize: async () => (await runtime.serializeFunction(() => fileProvider, { allowSecrets: true })).text,
 };

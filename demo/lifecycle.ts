@@ -107,7 +107,7 @@ async function main(): Promise<void> {
   await walk({
     language: "python",
     title: "a Python dynamic provider (pickled by pulumi.dynamic's serialize_provider, run in the program's virtualenv)",
-    provider: execFileSync(VENV_PYTHON, [path.join(here, "file_provider.py")], { encoding: "utf8" }).trim(),
+    provider: execFileSync(VENV_PYTHON, [path.join(here, "python-program", "file_provider.py")], { encoding: "utf8" }).trim(),
     cwd: path.join(here, "python-program"),
     urnType: "pulumi-python:dynamic:Resource",
   });

@@ -31,3 +31,9 @@ if [ ! -f "$venv/.complete" ]; then
 fi
 mkdir -p .cache
 ln -sfn "$venv" .cache/test-venv
+
+# The real engine (the pulumi CLI from the Go module proxy), for the end-to-end
+# tests and the demo: built once per version under ~/.cache, reused after.
+if [ "${1:-}" = "--engine" ]; then
+  bash scripts/engine.sh >/dev/null
+fi
