@@ -1,0 +1,359 @@
+"""The end-to-end Python program: the real engine (the pulumi CLI in .cache/e2e)
+runs it as an Automation API inline program, and starts our
+pulumi-resource-pulumi-python in this directory to run its dynamic providers.
+
+The providers below live in __main__, so dill pickles them BY VALUE; the one
+in provider.py is pickled BY REFERENCE and the plugin imports it from here.
+The project's runtime options (pip toolchain, the test virtualenv) are written
+to Pulumi.yaml, but under an inline program the engine does not pass them on
+(see cli_env): the settings say how the plugin finds the virtualenv instead.
+
+usage: python program.py <scenario> <settings JSON>
+settings: {"root": <dir holding bin/pulumi>, "backend": <state dir>, "home": <PULUMI_HOME>,
+           "venv": <virtualenv>, "env": {<environment of every CLI run>},
+           "python_from": "runtime-options" | "activated-venv"}
+
+Prints ONE JSON document on stdout: {"scenario", "steps": [{"name", "events",
+"summary", "error", "resources"}...]}, events and summaries turned into plain
+dicts (the Automation API's attribute names), "resources" the dynamic
+resources of `stack export` after the step. Everything else (the Automation
+API, the program, pulumi.log) is sent to stderr.
+"""
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ next to provider.py
+
+import datetime  # noqa: E402
+import enum  # noqa: E402
+import json  # noqa: E402
+import os  # noqa: E402
+import traceback  # noqa: E402
+import uuid  # noqa: E402
+
+# fd 1 is kept for the result alone: anything else written to it goes to stderr.
+_result_out = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+
+import pulumi  # noqa: E402
+from pulumi import automation as auto  # noqa: E402
+from pulumi.dynamic import (  # noqa: E402
+    CheckFailure,
+    CheckResult,
+    CreateResult,
+    DiffResult,
+    ReadResult,
+    Resource,
+    ResourceProvider,
+    UpdateResult,
+)
+from pulumi.output import Unknown  # noqa: E402
+
+from provider import LocalModuleProvider  # noqa: E402
+
+PROJECT = "e2e-python"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def whoami():
+    """Which process runs this provider: our worker, whose parent is our host started by the engine."""
+    with open(f"/proc/{os.getppid()}/cmdline", "rb") as f:
+        host = [a.decode() for a in f.read().split(b"\0") if a]
+    return {
+        "host_cmdline": host,
+        "worker": sys.argv[0],
+        "python": sys.executable,
+        "prefix": sys.prefix,
+        "runtime_toolchain": os.environ.get("PULUMI_RUNTIME_TOOLCHAIN"),
+        "runtime_virtualenv": os.environ.get("PULUMI_RUNTIME_VIRTUALENV"),
+        "runtime_address": os.environ.get("PULUMI_RUNTIME_ADDRESS"),
+        "cwd": os.getcwd(),
+    }
+
+
+def without_provider(props):
+    return {k: v for k, v in props.items() if k != "__provider"}
+
+
+# --- providers, pickled by value ------------------------------------------------
+
+
+class Basic(ResourceProvider):
+    """Updates in place when `value` changes; replaces (create before delete) when `key` changes."""
+
+    def diff(self, _id, olds, news):
+        replaces = ["key"] if olds["key"] != news["key"] else []
+        return DiffResult(changes=olds["value"] != news["value"] or bool(replaces), replaces=replaces)
+
+    def create(self, props):
+        return CreateResult(f"{props['key']}-{uuid.uuid4().hex[:8]}", {**without_provider(props), "ran_by": whoami()})
+
+    def update(self, _id, olds, news):
+        return UpdateResult({**without_provider(news), "ran_by": whoami(), "updated_from": olds["value"]})
+
+
+class DeleteFirst(ResourceProvider):
+    """Replaces with deleteBeforeReplace when `key` changes."""
+
+    def diff(self, _id, olds, news):
+        replace = olds["key"] != news["key"]
+        return DiffResult(changes=replace, replaces=["key"] if replace else [], delete_before_replace=replace)
+
+    def create(self, props):
+        return CreateResult(f"dbr-{props['key']}", without_provider(props))
+
+
+class Configured(ResourceProvider):
+    """Reads plain and secret stack config in configure."""
+
+    def configure(self, req):
+        self.plain = req.config.get("plain")
+        self.secret = req.config.require("secret")
+
+    def create(self, props):
+        return CreateResult("configured", {"plain": self.plain, "secret_length": len(self.secret)})
+
+
+class Reader(ResourceProvider):
+    """Refresh reads the state back and reports the inputs it implies, so refresh changes nothing."""
+
+    def create(self, props):
+        return CreateResult(f"reader-{props['value']}", {"value": props["value"]})
+
+    def read(self, id_, props):
+        return ReadResult(id_, {"value": props["value"]}, inputs={"value": props["value"]})
+
+
+class Chatty(ResourceProvider):
+    """Prints from create: the engine shows it as an info diagnostic."""
+
+    def create(self, props):
+        print(f"hello from create: {props['greeting']}")
+        return CreateResult("chatty", {"greeting": props["greeting"]})
+
+
+class Dependent(ResourceProvider):
+    """Check sees the upstream id as Unknown during the first preview, and says so in its inputs."""
+
+    def check(self, _olds, news):
+        return CheckResult({**news, "upstream_unknown_at_check": isinstance(news.get("upstream"), Unknown)}, [])
+
+    def create(self, props):
+        return CreateResult(f"dependent-of-{props['upstream']}", {"upstream": props["upstream"]})
+
+
+class CapturingSecret(ResourceProvider):
+    """Captures a secret Output: the serialized provider is then a secret although it does not ask to be."""
+
+    serialize_as_secret_always = False
+
+    def __init__(self, secret):
+        super().__init__()
+        self.secret = secret
+
+    def create(self, props):
+        return CreateResult("captured", {"secret_length": len(self.secret.get())})
+
+
+class Plain(ResourceProvider):
+    """serialize_as_secret_always = False and no secret captured: `__provider` is a plain string."""
+
+    serialize_as_secret_always = False
+
+    def create(self, props):
+        return CreateResult("plain", {"label": props["label"]})
+
+
+class CheckFails(ResourceProvider):
+    def check(self, _olds, news):
+        return CheckResult(news, [CheckFailure("value", "value must not be 'bad'")])
+
+    def create(self, props):
+        return CreateResult("never", {})
+
+
+class CreateRaises(ResourceProvider):
+    def create(self, props):
+        raise Exception("create exploded on purpose")
+
+
+class Dyn(Resource):
+    """The default type token, pulumi-python:dynamic:Resource (the SDK sets it for subclasses only)."""
+
+
+class CustomResource(Resource, module="custom-provider", name="CustomResource"):
+    """A custom type token: pulumi-python:dynamic/custom-provider:CustomResource."""
+
+
+# --- programs -------------------------------------------------------------------
+
+phase = {"n": 1}
+
+
+def lifecycle_program():
+    p = phase["n"]
+    basic = Dyn(Basic(), "basic", {"key": "k1", "value": "v1" if p == 1 else "v2"})
+    Dyn(Basic(), "replaced", {"key": "a" if p == 1 else "b", "value": "same"})
+    Dyn(DeleteFirst(), "deleted-first", {"key": "a" if p == 1 else "b"})
+    Dyn(Configured(), "configured", {})
+    Dyn(Reader(), "reader", {"value": "steady"})
+    Dyn(Chatty(), "chatty", {"greeting": "hi there"})
+    Dyn(Dependent(), "dependent", {"upstream": basic.id})
+    Dyn(CapturingSecret(pulumi.Output.secret("hush-hush")), "captured", {})
+    Dyn(Plain(), "plain", {"label": "in the clear"})
+    Dyn(LocalModuleProvider(), "local-module", {"label": "by reference"})
+    custom = CustomResource(Basic(), "custom", {"key": "c", "value": "typed"})
+    pulumi.export("custom_urn", custom.urn)
+
+
+def check_fails_program():
+    Dyn(CheckFails(), "refused", {"value": "bad"})
+
+
+def create_raises_program():
+    Dyn(CreateRaises(), "exploding", {})
+
+
+def whoami_program():
+    Dyn(Basic(), "whoami", {"key": "w", "value": "python"})
+
+
+# --- the driver -----------------------------------------------------------------
+
+
+def plain(value):
+    """The Automation API's event and summary objects as JSON-able values."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(plain(k)): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if hasattr(value, "__dict__"):
+        return {k: plain(v) for k, v in vars(value).items() if not k.startswith("_")}
+    return value
+
+
+def cli_env(settings):
+    """
+    The environment of every CLI run, which the plugin inherits, and how the
+    plugin is to find the virtualenv. Under an inline program the engine runs
+    with `--client` and replaces the project's runtime by `client {address}`
+    (readProjectForUpdate, pkg/cmd/pulumi/operations/io.go), so the runtime
+    options below never reach the plugin: it gets PULUMI_RUNTIME_ADDRESS and no
+    PULUMI_RUNTIME_VIRTUALENV/TOOLCHAIN. So either
+    - "runtime-options": set the two variables the engine derives from those
+      options for a program it runs itself (pkg/resource/plugin/provider_plugin.go), or
+    - "activated-venv": the driver's virtualenv activated (PATH, VIRTUAL_ENV), as
+      a user runs an Automation API driver; the plugin then runs `python3`.
+    """
+    env = {**settings["env"], "PYTHONDONTWRITEBYTECODE": "1"}
+    venv = settings["venv"]
+    if settings["python_from"] == "runtime-options":
+        env.update(PULUMI_RUNTIME_TOOLCHAIN="pip", PULUMI_RUNTIME_VIRTUALENV=venv)
+    elif settings["python_from"] == "activated-venv":
+        env.update(PATH=f"{venv}/bin:{env['PATH']}", VIRTUAL_ENV=venv)
+    else:
+        raise ValueError(f"python_from: {settings['python_from']!r}")
+    return env
+
+
+def make_stack(settings, stack_name, program):
+    return auto.create_or_select_stack(
+        stack_name=stack_name,
+        project_name=PROJECT,
+        program=program,
+        opts=auto.LocalWorkspaceOptions(
+            work_dir=HERE,
+            pulumi_home=settings["home"],
+            env_vars=cli_env(settings),
+            pulumi_command=auto.PulumiCommand(root=settings["root"], skip_version_check=True),
+            project_settings=auto.ProjectSettings(
+                name=PROJECT,
+                # The Python Automation API sets main to the driver's cwd when it is not given;
+                # the engine starts the plugin in main, which must be this directory.
+                main=HERE,
+                runtime=auto.ProjectRuntimeInfo(
+                    name="python", options={"toolchain": "pip", "virtualenv": settings["venv"]}
+                ),
+                backend=auto.ProjectBackend(url=f"file://{settings['backend']}"),
+            ),
+        ),
+    )
+
+
+def dynamic_resources(stack):
+    deployment = stack.export_stack().deployment or {}
+    return {
+        r["urn"].split("::")[-1]: r
+        for r in deployment.get("resources") or []
+        if r["type"].startswith("pulumi-python:")
+    }
+
+
+def step(stack, name, operation, **kwargs):
+    """Runs one operation, recording its events, its summary or its error, and the state after it."""
+    events = []
+    record = {"name": name}
+    try:
+        result = operation(on_event=lambda e: events.append(plain(e)), **kwargs)
+        summary = getattr(result, "summary", None)
+        record["summary"] = plain(summary) if summary is not None else {"resource_changes": plain(result.change_summary)}
+    except Exception as e:  # noqa: BLE001 - recorded for the test to assert on
+        record["error"] = {"type": type(e).__name__, "message": str(e)}
+    record["events"] = events
+    record["resources"] = dynamic_resources(stack)
+    return record
+
+
+def lifecycle(settings):
+    stack = make_stack(settings, "dev", lifecycle_program)
+    stack.set_config("plain", auto.ConfigValue("plain-value"))
+    stack.set_config("secret", auto.ConfigValue("s3cr3t-value", secret=True))
+    steps = [step(stack, "preview", stack.preview, diff=True), step(stack, "up", stack.up)]
+    phase["n"] = 2
+    steps.append(step(stack, "up-change", stack.up))
+    steps.append(step(stack, "up-unchanged", stack.up))
+    steps.append(step(stack, "refresh", stack.refresh, expect_no_changes=True))
+    steps.append(step(stack, "destroy", stack.destroy))
+    return steps
+
+
+def check_fails(settings):
+    stack = make_stack(settings, "check-fails", check_fails_program)
+    return [step(stack, "preview", stack.preview)]
+
+
+def create_raises(settings):
+    stack = make_stack(settings, "create-raises", create_raises_program)
+    return [step(stack, "up", stack.up)]
+
+
+def whoami_scenario(settings):
+    stack = make_stack(settings, "whoami", whoami_program)
+    return [step(stack, "up", stack.up), step(stack, "destroy", stack.destroy)]
+
+
+SCENARIOS = {
+    "lifecycle": lifecycle,
+    "check-fails": check_fails,
+    "create-raises": create_raises,
+    "whoami": whoami_scenario,
+}
+
+
+def main():
+    scenario, settings = sys.argv[1], json.loads(sys.argv[2])
+    document = {"scenario": scenario}
+    try:
+        document["steps"] = SCENARIOS[scenario](settings)
+    except Exception:  # noqa: BLE001 - a driver failure is reported, not hidden
+        document["driver_error"] = traceback.format_exc()
+    json.dump(document, _result_out)
+    _result_out.write("\n")
+    _result_out.flush()
+
+
+if __name__ == "__main__":
+    main()
