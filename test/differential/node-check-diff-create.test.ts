@@ -5,19 +5,10 @@
 // (docs/parity.md), the test is marked [difference] and pins both behaviours.
 import { expect } from "chai";
 import { launchPair, type Plugin } from "../helpers/plugin.js";
+import { both, type Pair } from "../helpers/pair.js";
 import { nodeProvider, UNKNOWN } from "../helpers/payloads.js";
 import { nodeUrn, type Outcome, type ProviderClient } from "../helpers/client.js";
 
-interface Pair {
-  ours: Plugin;
-  ref: Plugin;
-}
-
-/** Sends the same request to both plugins; resolves with [ours, reference]. */
-async function both(pair: Pair, send: (c: ProviderClient) => Promise<Outcome>): Promise<[Outcome, Outcome]> {
-  const [o, r] = await Promise.all([send(pair.ours.client), send(pair.ref.client)]);
-  return [o, r];
-}
 
 interface StderrMark {
   ours: number;

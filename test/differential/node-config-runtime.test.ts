@@ -14,13 +14,10 @@ import { nodeUrn, type Outcome } from "../helpers/client.js";
 import { NODE_PROGRAM } from "../helpers/paths.js";
 import { nodeProvider, SECRET_SIG, SIG } from "../helpers/payloads.js";
 import { launchPair, Plugin, type LaunchOptions, type PluginKind } from "../helpers/plugin.js";
+import type { Pair } from "../helpers/pair.js";
 
 const CFG = "node-providers-cfg.cjs";
 
-interface Pair {
-  ours: Plugin;
-  ref: Plugin;
-}
 
 /** A hermetic environment: the project is set explicitly unless a test says otherwise. */
 const BASE_ENV: NodeJS.ProcessEnv = {

@@ -9,6 +9,7 @@ import { expect } from "chai";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { launchPair, type Plugin } from "../helpers/plugin.js";
+import { onBoth } from "../helpers/pair.js";
 import { ASSET_SIG, RESOURCE_SIG, SECRET_SIG, SIG, nodeProvider } from "../helpers/payloads.js";
 import { nodeUrn, pb, type Outcome, type Props } from "../helpers/client.js";
 
@@ -44,11 +45,6 @@ async function observe(p: Plugin, scripted: string, action: (p: Plugin) => Promi
   return { outcome, stderr: out.slice(0, out.indexOf(echo)) };
 }
 
-/** The same request to ours and to the reference, concurrently: [ours, ref]. */
-function both<T>(ours: Plugin, ref: Plugin, f: (p: Plugin) => Promise<T>): Promise<[T, T]> {
-  return Promise.all([f(ours), f(ref)]);
-}
-
 describe("differential (Node): values through create; read, update, delete", function () {
   let ours: Plugin;
   let ref: Plugin;
@@ -78,7 +74,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       ];
       for (const [act, where] of cases) {
         const urn = nodeUrn("c");
-        const [o, r] = await both(ours, ref, (p) => observe(p, scripted, create({ __provider: scripted, act })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, scripted, create({ __provider: scripted, act })));
         expect(r.outcome, act).to.deep.equal({ code: 2, details: "Unexpected struct type." });
         expect(o.outcome, act).to.deep.equal({
           code: 2,
@@ -95,7 +91,7 @@ describe("differential (Node): values through create; read, update, delete", fun
     it("39 create_number_types: numbers arrive as JS numbers and go back as equal doubles", async function () {
       const nums = { n: 1, f: 1.5, neg: -2, zero: 0, nz: -0, big: 2 ** 53 + 2, tiny: 5e-324, inf: Infinity, nan: NaN };
       const props = { __provider: scripted, act: "echo", ...nums };
-      const [o, r] = await both(ours, ref, create(props));
+      const [o, r] = await onBoth(ours, ref, create(props));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       const outs = o.view.properties;
@@ -109,7 +105,7 @@ describe("differential (Node): values through create; read, update, delete", fun
     it("40 create_nested_nulls: nulls in objects and lists are kept both ways", async function () {
       const o0 = { x: null, y: { z: null } };
       const l0 = [null, { w: null }, [null]];
-      const [o, r] = await both(ours, ref, create({ __provider: scripted, act: "nested", o: o0, l: l0, top: null }));
+      const [o, r] = await onBoth(ours, ref, create({ __provider: scripted, act: "nested", o: o0, l: l0, top: null }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view.properties).to.deep.equal({
@@ -128,7 +124,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       ];
       for (const [act, got, refOuts] of cases) {
         const urn = nodeUrn("c");
-        const [o, r] = await both(ours, ref, (p) => observe(p, scripted, create({ __provider: scripted, act })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, scripted, create({ __provider: scripted, act })));
         expect(r.outcome.code, act).to.equal(0);
         expect(r.outcome.view, act).to.deep.equal({ id: "", properties: refOuts });
         expect(o.outcome, act).to.deep.equal({
@@ -146,7 +142,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       const counter = await nodeProvider("counter", RUD_FIXTURE);
       const seen: Outcome[][] = [];
       for (const preview of [true, false, true]) {
-        const [o, r] = await both(ours, ref, create({ __provider: counter }, { preview }));
+        const [o, r] = await onBoth(ours, ref, create({ __provider: counter }, { preview }));
         expect(o).to.deep.equal(r);
         seen.push([o, r]);
       }
@@ -154,12 +150,12 @@ describe("differential (Node): values through create; read, update, delete", fun
     });
 
     it("44 create_secret_sig_returned: an explicit secret sig goes back unchanged", async function () {
-      const [o, r] = await both(ours, ref, create({ __provider: scripted, act: "secretSig" }));
+      const [o, r] = await onBoth(ours, ref, create({ __provider: scripted, act: "secretSig" }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view).to.deep.equal({ id: "s", properties: { __provider: scripted, s: secret("shh") } });
       // A secret sig in the inputs is a raw object to the user and is echoed as such.
-      const [oe, re] = await both(ours, ref, create({ __provider: scripted, act: "echo", s: secret({ deep: [1, null] }) }));
+      const [oe, re] = await onBoth(ours, ref, create({ __provider: scripted, act: "echo", s: secret({ deep: [1, null] }) }));
       expect(oe).to.deep.equal(re);
       expect(oe.view.properties.s).to.deep.equal(secret({ deep: [1, null] }));
       expect(oe.view.properties.types.s).to.equal("object");
@@ -169,7 +165,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       const asset = { [SIG]: ASSET_SIG, hash: "aa11", text: "hello" };
       const file = { [SIG]: ASSET_SIG, path: "./x.txt" };
       const archive = { [SIG]: ARCHIVE_SIG, assets: { "a.txt": { [SIG]: ASSET_SIG, text: "a" } } };
-      const [o, r] = await both(ours, ref, create({ __provider: scripted, act: "echo", asset, file, archive }));
+      const [o, r] = await onBoth(ours, ref, create({ __provider: scripted, act: "echo", asset, file, archive }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       const outs = o.view.properties;
@@ -189,7 +185,7 @@ describe("differential (Node): values through create; read, update, delete", fun
     it("46 read_missing_method_passthrough: id and properties come back exactly; no inputs", async function () {
       const properties = { __provider: createOnly, a: null, b: { c: null, d: [null, 1] }, n: 1.5, s: "x", t: true };
       // ReadRequest.inputs is ignored when properties are present.
-      const [o, r] = await both(ours, ref, read({ id: "r1", properties, inputs: { __provider: createOnly, other: 1 } }));
+      const [o, r] = await onBoth(ours, ref, read({ id: "r1", properties, inputs: { __provider: createOnly, other: 1 } }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view).to.deep.equal({ id: "r1", properties, inputs: undefined });
@@ -198,7 +194,7 @@ describe("differential (Node): values through create; read, update, delete", fun
     it("46 read_missing_method_passthrough: a get (properties unset or empty, inputs set) passes the inputs back (3.270)", async function () {
       const inputs = { __provider: createOnly, a: null, x: 1 };
       for (const properties of [undefined, {}]) {
-        const [o, r] = await both(ours, ref, read({ id: "g1", properties, inputs }));
+        const [o, r] = await onBoth(ours, ref, read({ id: "g1", properties, inputs }));
         expect(o, JSON.stringify(properties)).to.deep.equal(r);
         expect(o.view).to.deep.equal({ id: "g1", properties: inputs, inputs: undefined });
       }
@@ -206,7 +202,7 @@ describe("differential (Node): values through create; read, update, delete", fun
 
     it("48 read_with_inputs: inputs returned by read get the request's __provider", async function () {
       const properties = { __provider: scripted, act: "readInputs", a: 7 };
-      const [o, r] = await both(ours, ref, read({ id: "r1", properties }));
+      const [o, r] = await onBoth(ours, ref, read({ id: "r1", properties }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view).to.deep.equal({
@@ -215,7 +211,7 @@ describe("differential (Node): values through create; read, update, delete", fun
         inputs: { __provider: scripted, a: 7, fromRead: true },
       });
       // The same through a get: the bag is the request's inputs.
-      const [og, rg] = await both(ours, ref, read({ id: "r2", inputs: properties }));
+      const [og, rg] = await onBoth(ours, ref, read({ id: "r2", inputs: properties }));
       expect(og).to.deep.equal(rg);
       expect(og.view).to.deep.equal({
         id: "r2",
@@ -225,20 +221,20 @@ describe("differential (Node): values through create; read, update, delete", fun
     });
 
     it("49 read_inputs_empty_object: `inputs: {}` becomes {__provider}", async function () {
-      const [o, r] = await both(ours, ref, read({ id: "r1", properties: { __provider: scripted, act: "readEmptyInputs" } }));
+      const [o, r] = await onBoth(ours, ref, read({ id: "r1", properties: { __provider: scripted, act: "readEmptyInputs" } }));
       expect(o).to.deep.equal(r);
       expect(o.view).to.deep.equal({ id: "r1", properties: { __provider: scripted, a: 1 }, inputs: { __provider: scripted } });
     });
 
     it("50 read_no_id: a read without id answers id \"\"", async function () {
-      const [o, r] = await both(ours, ref, read({ id: "r1", properties: { __provider: scripted, act: "readNoId" } }));
+      const [o, r] = await onBoth(ours, ref, read({ id: "r1", properties: { __provider: scripted, act: "readNoId" } }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view).to.deep.equal({ id: "", properties: { __provider: scripted, a: 1 }, inputs: undefined });
     });
 
     it("51 read_props_missing: `{id}` only gives properties {__provider}", async function () {
-      const [o, r] = await both(ours, ref, read({ id: "r1", properties: { __provider: scripted, act: "readNoProps", keep: "dropped" } }));
+      const [o, r] = await onBoth(ours, ref, read({ id: "r1", properties: { __provider: scripted, act: "readNoProps", keep: "dropped" } }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view).to.deep.equal({ id: "r1", properties: { __provider: scripted }, inputs: undefined });
@@ -246,7 +242,7 @@ describe("differential (Node): values through create; read, update, delete", fun
 
     it("51 read_props_missing: read returning undefined [difference]: reference TypeError + stderr; ours a clear message, no stderr", async function () {
       const urn = nodeUrn("r");
-      const [o, r] = await both(ours, ref, (p) => observe(p, scripted, read({ id: "r1", properties: { __provider: scripted, act: "readUndefined" } })));
+      const [o, r] = await onBoth(ours, ref, (p) => observe(p, scripted, read({ id: "r1", properties: { __provider: scripted, act: "readUndefined" } })));
       const typeError = "Cannot read properties of undefined (reading 'id')";
       expect(r.outcome).to.deep.equal({ code: 2, details: typeError });
       expect(firstLine(r.stderr)).to.equal(`TypeError: ${typeError}: TypeError: ${typeError}`);
@@ -260,7 +256,7 @@ describe("differential (Node): values through create; read, update, delete", fun
     it("52 read_import_no_properties [difference]: no provider anywhere: reference `code must be a string` + stderr; ours names the bag", async function () {
       const urn = nodeUrn("r");
       for (const properties of [undefined, {}]) {
-        const [o, r] = await both(ours, ref, (p) => observe(p, scripted, read({ id: "imp", properties })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, scripted, read({ id: "imp", properties })));
         const msg = "code must be a string, not undefined";
         expect(r.outcome, JSON.stringify(properties)).to.deep.equal({ code: 2, details: msg });
         expect(firstLine(r.stderr)).to.equal(`Error: ${msg}: Error: ${msg}`);
@@ -276,7 +272,7 @@ describe("differential (Node): values through create; read, update, delete", fun
 
     it("52 read_import_no_properties: properties unset but inputs carry the provider: the user's read runs on the inputs", async function () {
       const inputs = { __provider: scripted, k: "v" };
-      const [o, r] = await both(ours, ref, read({ id: "imp", inputs }));
+      const [o, r] = await onBoth(ours, ref, read({ id: "imp", inputs }));
       expect(o).to.deep.equal(r);
       expect(o.view).to.deep.equal({
         id: "read-imp",
@@ -289,7 +285,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       const asset = { [SIG]: ASSET_SIG, hash: "0123abcd" };
       const archive = { [SIG]: ARCHIVE_SIG, hash: "4567ef" };
       const withRead = { __provider: scripted, asset, archive };
-      const [o, r] = await both(ours, ref, read({ id: "e1", properties: withRead }));
+      const [o, r] = await onBoth(ours, ref, read({ id: "e1", properties: withRead }));
       expect(o).to.deep.equal(r);
       expect(o.view).to.deep.equal({
         id: "read-e1",
@@ -297,7 +293,7 @@ describe("differential (Node): values through create; read, update, delete", fun
         inputs: undefined,
       });
       const passThrough = { __provider: createOnly, asset, archive };
-      const [op, rp] = await both(ours, ref, read({ id: "e2", properties: passThrough }));
+      const [op, rp] = await onBoth(ours, ref, read({ id: "e2", properties: passThrough }));
       expect(op).to.deep.equal(rp);
       expect(op.view).to.deep.equal({ id: "e2", properties: passThrough, inputs: undefined });
     });
@@ -312,11 +308,11 @@ describe("differential (Node): values through create; read, update, delete", fun
     it("54 update_missing_method: outputs are exactly {__provider: news.__provider}", async function () {
       const olds = { __provider: scripted, a: 1, state: "kept?" };
       const news = { __provider: createOnly, a: 2 };
-      const [o, r] = await both(ours, ref, update({ olds, news, oldInputs: { __provider: scripted, a: 1 } }));
+      const [o, r] = await onBoth(ours, ref, update({ olds, news, oldInputs: { __provider: scripted, a: 1 } }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view).to.deep.equal({ properties: { __provider: createOnly } });
-      const [oe, re] = await both(ours, ref, update({ olds, news: { __provider: empty, b: 1 } }));
+      const [oe, re] = await onBoth(ours, ref, update({ olds, news: { __provider: empty, b: 1 } }));
       expect(oe).to.deep.equal(re);
       expect(oe.view).to.deep.equal({ properties: { __provider: empty } });
     });
@@ -324,7 +320,7 @@ describe("differential (Node): values through create; read, update, delete", fun
     it("55 update_returns_undefined: undefined (or no outs) gives {__provider}", async function () {
       for (const act of ["updateUndefined", "updateNoOuts"]) {
         const news = { __provider: scripted, act, x: 1 };
-        const [o, r] = await both(ours, ref, update({ olds: { __provider: scripted, y: 2 }, news }));
+        const [o, r] = await onBoth(ours, ref, update({ olds: { __provider: scripted, y: 2 }, news }));
         expect(o, act).to.deep.equal(r);
         expect(o.code, act).to.equal(0);
         expect(o.view, act).to.deep.equal({ properties: { __provider: scripted } });
@@ -336,7 +332,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       expect(a).to.not.equal(b);
       const olds = { __provider: a, version: "A" };
       const news = { __provider: b, x: 1 };
-      const [o, r] = await both(ours, ref, update({ olds, news, oldInputs: { __provider: a } }));
+      const [o, r] = await onBoth(ours, ref, update({ olds, news, oldInputs: { __provider: a } }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view).to.deep.equal({ properties: { __provider: b, version: "B", id: "u1", oldsVersion: "A" } });
@@ -370,7 +366,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       ];
       for (const [bag, expected] of cases) {
         const news = { __provider: scripted, ...bag };
-        const [o, r] = await both(ours, ref, (p) => observe(p, scripted, update({ olds: { __provider: scripted }, news })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, scripted, update({ olds: { __provider: scripted }, news })));
         expect(o.outcome, String(bag.act)).to.deep.equal(r.outcome);
         expect(o.outcome, String(bag.act)).to.deep.equal(expected);
         expect(r.stderr).to.equal("");
@@ -384,7 +380,7 @@ describe("differential (Node): values through create; read, update, delete", fun
   describe("delete", function () {
     it("58 delete_missing_method: Empty", async function () {
       for (const provider of [createOnly, empty]) {
-        const [o, r] = await both(ours, ref, (p) =>
+        const [o, r] = await onBoth(ours, ref, (p) =>
           p.client.delete({ urn: nodeUrn("d"), id: "d1", properties: { __provider: provider, a: null }, oldInputs: { __provider: provider } }),
         );
         expect(o).to.deep.equal(r);
@@ -394,7 +390,7 @@ describe("differential (Node): values through create; read, update, delete", fun
 
     it("59 delete_uses_outputs_provider: the provider stored in the outputs (old code) runs, not old_inputs'", async function () {
       const [a, b] = await Promise.all([nodeProvider("versionA", RUD_FIXTURE), nodeProvider("versionB", RUD_FIXTURE)]);
-      const [o, r] = await both(ours, ref, async (p) => {
+      const [o, r] = await onBoth(ours, ref, async (p) => {
         const mark = p.stdout.length;
         const outcome = await p.client.delete({ urn: nodeUrn("d"), id: "d59", properties: { __provider: a, version: "A" }, oldInputs: { __provider: b } });
         await p.until(() => p.stdout.slice(mark).length > 0, "the delete's stdout line");
@@ -412,7 +408,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       ];
       for (const [bag, expected, line] of cases) {
         const properties = { __provider: scripted, ...bag };
-        const [o, r] = await both(ours, ref, (p) => observe(p, scripted, (q) => q.client.delete({ urn: nodeUrn("d"), id: "d60", properties })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, scripted, (q) => q.client.delete({ urn: nodeUrn("d"), id: "d60", properties })));
         expect(o.outcome, String(bag.act)).to.deep.equal(r.outcome);
         expect(o.outcome, String(bag.act)).to.deep.equal(expected);
         expect(firstLine(r.stderr), String(bag.act)).to.equal(line);
@@ -426,7 +422,7 @@ describe("differential (Node): values through create; read, update, delete", fun
   describe("harness-only values and key order", function () {
     it("75 secret_sig_in_news_harness: a nested secret sig passes the default check unchanged", async function () {
       const news = { __provider: createOnly, a: { b: secret("s3cr3t") }, top: secret([1, { c: null }]) };
-      const [o, r] = await both(ours, ref, (p) => p.client.check({ urn: nodeUrn("k"), olds: {}, news }));
+      const [o, r] = await onBoth(ours, ref, (p) => p.client.check({ urn: nodeUrn("k"), olds: {}, news }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view).to.deep.equal({ inputs: news, failures: [] });
@@ -434,7 +430,7 @@ describe("differential (Node): values through create; read, update, delete", fun
 
     it("76 resource_ref_sig_harness: a resource sig in create props is a raw object to the user", async function () {
       const res = { [SIG]: RESOURCE_SIG, urn: nodeUrn("other"), id: "other-id", packageVersion: "1.2.3" };
-      const [o, r] = await both(ours, ref, create({ __provider: scripted, act: "echo", res }));
+      const [o, r] = await onBoth(ours, ref, create({ __provider: scripted, act: "echo", res }));
       expect(o).to.deep.equal(r);
       expect(o.code).to.equal(0);
       expect(o.view.properties.res).to.deep.equal(res);
@@ -475,13 +471,13 @@ describe("differential (Node): values through create; read, update, delete", fun
               ),
           ),
         );
-      const [oc, rc] = await both(ours, ref, (p) => rawCall(p, "Check", checkBytes, pb.provider.CheckResponse, "getInputs"));
+      const [oc, rc] = await onBoth(ours, ref, (p) => rawCall(p, "Check", checkBytes, pb.provider.CheckResponse, "getInputs"));
       expect(oc).to.deep.equal(rc);
       expect(oc.code).to.equal(0);
       // What the user's code saw: Object.keys(news) in check, Object.keys(props) in create.
       expect(oc.view.newsKeys).to.deep.equal(["__provider", "a", "b"]);
       expect(oc.view.oldsKeys).to.deep.equal([]);
-      const [ocr, rcr] = await both(ours, ref, (p) => rawCall(p, "Create", createBytes, pb.provider.CreateResponse, "getProperties"));
+      const [ocr, rcr] = await onBoth(ours, ref, (p) => rawCall(p, "Create", createBytes, pb.provider.CreateResponse, "getProperties"));
       expect(ocr).to.deep.equal(rcr);
       expect(ocr.code).to.equal(0);
       expect(ocr.view.keys).to.deep.equal(["__provider", "a", "act", "b"]);

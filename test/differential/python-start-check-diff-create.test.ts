@@ -14,7 +14,7 @@
 // exactly. Tests named "[difference]" pin a deliberate difference: the
 // reference's exact behaviour and ours' exact (different) behaviour.
 import { expect } from "chai";
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -22,6 +22,7 @@ import { ProviderClient, type Outcome, type Props } from "../helpers/client.js";
 import { FIXTURES, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { pythonProvider, UNKNOWN } from "../helpers/payloads.js";
 import { ENGINE_ADDRESS, launchPair, Plugin, type LaunchOptions } from "../helpers/plugin.js";
+import { both, type Pair } from "../helpers/pair.js";
 
 const PY_TYPE = "pulumi-python:dynamic:Resource";
 const urnOf = (name: string) => `urn:pulumi:dev::proj::${PY_TYPE}::${name}`;
@@ -43,34 +44,11 @@ const pythonPair = (opts: LaunchOptions = {}) => launchPair({ language: "python"
 
 const A_FILE = `${FIXTURES}python_providers_a.py`;
 const SCRIPTED_FILE = `${FIXTURES}python_providers.py`;
-let aPayloads: Record<string, string> | undefined;
-
 /** A payload of test/fixtures/python_providers_a.py, made by the SDK's serialize_provider in the test venv. */
-function providerA(name: string): string {
-  if (!aPayloads) {
-    const out = execFileSync(VENV_PYTHON, [A_FILE, "shapes", "nocreate", "contextprobe", "sleeper", "envprobe"], {
-      cwd: FIXTURES,
-      encoding: "utf8",
-    });
-    aPayloads = JSON.parse(out) as Record<string, string>;
-  }
-  const payload = aPayloads[name];
-  if (!payload) throw new Error(`no Python test provider named ${name} in python_providers_a.py`);
-  return payload;
-}
+const providerA = (name: string): string => pythonProvider(name, "python_providers_a.py");
 
 // ------------------------------------------------------------------ pairs and stderr
 
-interface Pair {
-  ours: Plugin;
-  ref: Plugin;
-}
-
-/** Sends the same request to both plugins; resolves with [ours, reference]. */
-async function both(pair: Pair, send: (c: ProviderClient) => Promise<Outcome>): Promise<[Outcome, Outcome]> {
-  const [o, r] = await Promise.all([send(pair.ours.client), send(pair.ref.client)]);
-  return [o, r];
-}
 
 function usePair(opts: LaunchOptions = {}): Pair {
   const pair = {} as Pair;

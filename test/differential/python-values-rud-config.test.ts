@@ -13,12 +13,12 @@
 // exactly. Tests named "[difference]" pin a deliberate difference: the
 // reference's exact behaviour and ours' exact (different) behaviour.
 import { expect } from "chai";
-import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { type Outcome, type Props } from "../helpers/client.js";
-import { FIXTURES, PYTHON_PROGRAM, VENV_PYTHON } from "../helpers/paths.js";
+import { PYTHON_PROGRAM, VENV_PYTHON } from "../helpers/paths.js";
 import { ASSET_SIG, RESOURCE_SIG, SECRET_SIG, SIG, pythonProvider } from "../helpers/payloads.js";
 import { launchPair, type LaunchOptions, type Plugin } from "../helpers/plugin.js";
+import { onBoth } from "../helpers/pair.js";
 
 const ARCHIVE_SIG = "0def7320c3a5731c473e5ecbe6d01bc7";
 const PY_TYPE = "pulumi-python:dynamic:Resource";
@@ -35,21 +35,8 @@ const BASE_ENV: NodeJS.ProcessEnv = {
 
 // ------------------------------------------------------------------ payloads
 
-let bPayloads: Record<string, string> | undefined;
-
 /** A payload of test/fixtures/python_providers_b.py, made by the SDK's serialize_provider in the test venv. */
-function providerB(name: string): string {
-  if (!bPayloads) {
-    const out = execFileSync(VENV_PYTHON, [`${FIXTURES}python_providers_b.py`, "values", "versionA", "versionB", "slowConfigure", "flakyConfigure"], {
-      cwd: FIXTURES,
-      encoding: "utf8",
-    });
-    bPayloads = JSON.parse(out) as Record<string, string>;
-  }
-  const payload = bPayloads[name];
-  if (!payload) throw new Error(`no Python test provider named ${name} in python_providers_b.py`);
-  return payload;
-}
+const providerB = (name: string): string => pythonProvider(name, "python_providers_b.py");
 
 // ------------------------------------------------------------------ tracebacks
 
@@ -143,11 +130,6 @@ async function observe(p: Plugin, action: (p: Plugin) => Promise<Outcome>): Prom
   return { outcome, stdout: out.slice(0, out.indexOf(`print from create ${tag}`)), stderr: err.slice(0, err.indexOf(errLine)) };
 }
 
-/** The same request to ours and to the reference, concurrently: [ours, ref]. */
-function both<T>(ours: Plugin, ref: Plugin, f: (p: Plugin) => Promise<T>): Promise<[T, T]> {
-  return Promise.all([f(ours), f(ref)]);
-}
-
 /** Both answered the same, and that answer is OK. */
 function sameOk([o, r]: [Outcome, Outcome]): Outcome {
   expect(o, "ours vs reference").to.deep.equal(r);
@@ -219,7 +201,7 @@ describe("differential (Python): values through create; read, update, delete; co
 
     describe("create values", function () {
       it("38 create_outs_undefined_value: a top-level None is dropped; nested ones are null", async function () {
-        const o = sameOk(await both(ours, ref, create({ __provider: scripted, act: "noneValue" })));
+        const o = sameOk(await onBoth(ours, ref, create({ __provider: scripted, act: "noneValue" })));
         expect(o.view).to.deep.equal({ id: "nv", properties: { __provider: scripted, o: { x: null }, l: [null] } });
         expect(Object.keys(o.view.properties)).to.not.include("a");
       });
@@ -227,7 +209,7 @@ describe("differential (Python): values through create; read, update, delete; co
       it("39 create_number_types: numbers arrive as float and go back as equal doubles", async function () {
         const nums = { n: 1, f: 1.5, neg: -2, zero: 0, big: 2 ** 53 + 2, tiny: 5e-324, inf: Infinity, nan: NaN };
         const props = { __provider: scripted, act: "echo", ...nums, t: true, s: "1" };
-        const o = sameOk(await both(ours, ref, create(props)));
+        const o = sameOk(await onBoth(ours, ref, create(props)));
         const outs = o.view.properties;
         for (const [k, v] of Object.entries(nums)) {
           expect(outs[k], k).to.deep.equal(v);
@@ -241,7 +223,7 @@ describe("differential (Python): values through create; read, update, delete; co
 
       it("40 create_nested_nulls: the user sees nulls dropped from objects, kept in lists, and returns that", async function () {
         const props = { __provider: scripted, act: "echo", o: { x: null, y: { z: null }, k: 1 }, l: [null, { w: null }, [null]], top: null };
-        const o = sameOk(await both(ours, ref, create(props)));
+        const o = sameOk(await onBoth(ours, ref, create(props)));
         expect(o.view).to.deep.equal({
           id: "echo",
           properties: {
@@ -256,11 +238,11 @@ describe("differential (Python): values through create; read, update, delete; co
       });
 
       it("41 create_empty_or_numeric_id: \"\" and None give id \"\"; id 5 is a protobuf TypeError", async function () {
-        const empty = sameOk(await both(ours, ref, create({ __provider: values, act: "idEmpty" })));
+        const empty = sameOk(await onBoth(ours, ref, create({ __provider: values, act: "idEmpty" })));
         expect(empty.view).to.deep.equal({ id: "", properties: { __provider: values, b: 2 } });
-        const none = sameOk(await both(ours, ref, create({ __provider: values, act: "idNone" })));
+        const none = sameOk(await onBoth(ours, ref, create({ __provider: values, act: "idNone" })));
         expect(none.view).to.deep.equal({ id: "", properties: { __provider: values, a: 1 } });
-        const [o, r] = await both(ours, ref, (p) => observe(p, create({ __provider: scripted, act: "idNumber" })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, create({ __provider: scripted, act: "idNumber" })));
         const view = sameTraceback(o.outcome, r.outcome, "Create", ["TypeError: bad argument type for built-in operation"]);
         // The failure is in building the response: no user frame is on the stack.
         expect(view).to.deep.equal(["Traceback (most recent call last):", "TypeError: bad argument type for built-in operation", ""]);
@@ -270,14 +252,14 @@ describe("differential (Python): values through create; read, update, delete; co
       it("42 create_preview_flag_ignored: preview=true still runs the user's create", async function () {
         const seen: unknown[] = [];
         for (const preview of [true, false, true]) {
-          const o = sameOk(await both(ours, ref, create({ __provider: values, act: "count" }, { preview })));
+          const o = sameOk(await onBoth(ours, ref, create({ __provider: values, act: "count" }, { preview })));
           seen.push(o.view);
         }
         expect(seen).to.deep.equal([1, 2, 3].map((n) => ({ id: `call-${n}`, properties: { __provider: values, calls: n } })));
       });
 
       it("43 create_illegal_type_python: a set() in the outputs fails with the SDK's ValueError", async function () {
-        const [o, r] = await both(ours, ref, (p) => observe(p, create({ __provider: scripted, act: "set" })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, create({ __provider: scripted, act: "set" })));
         const view = sameTraceback(o.outcome, r.outcome, "Create", [
           "ValueError: While processing input: 's', type <class 'str'>, value {1, 2}",
           "ValueError has risen: unexpected input of type set for s",
@@ -291,10 +273,10 @@ describe("differential (Python): values through create; read, update, delete; co
       });
 
       it("44 create_secret_sig_returned: an explicit secret sig goes back unchanged", async function () {
-        const o = sameOk(await both(ours, ref, create({ __provider: values, act: "secretSig" })));
+        const o = sameOk(await onBoth(ours, ref, create({ __provider: values, act: "secretSig" })));
         expect(o.view).to.deep.equal({ id: "s", properties: { __provider: values, s: secret("shh"), n: { inner: secret([1, null]) } } });
         // A secret sig in the inputs: the user sees the {sig, value} dict (value deserialized) and echoes it.
-        const e = sameOk(await both(ours, ref, create({ __provider: scripted, act: "echo", s: secret({ deep: [1, null], gone: null }) })));
+        const e = sameOk(await onBoth(ours, ref, create({ __provider: scripted, act: "echo", s: secret({ deep: [1, null], gone: null }) })));
         expect(e.view.properties.s).to.deep.equal(secret({ deep: [1, null] }));
         expect(e.view.properties.types.s).to.equal("dict");
       });
@@ -305,7 +287,7 @@ describe("differential (Python): values through create; read, update, delete; co
         const remote = { [SIG]: ASSET_SIG, hash: "bb22", uri: "https://example.com/x" };
         const archive = { [SIG]: ARCHIVE_SIG, hash: "cc33", assets: { "a.txt": { [SIG]: ASSET_SIG, text: "a" } } };
         const fileArchive = { [SIG]: ARCHIVE_SIG, path: "./dir" };
-        const o = sameOk(await both(ours, ref, create({ __provider: scripted, act: "echo", asset, file, remote, archive, fileArchive })));
+        const o = sameOk(await onBoth(ours, ref, create({ __provider: scripted, act: "echo", asset, file, remote, archive, fileArchive })));
         const outs = o.view.properties;
         expect(outs.types).to.deep.equal({
           __provider: "str",
@@ -326,7 +308,7 @@ describe("differential (Python): values through create; read, update, delete; co
       it("async def create [difference]: the reference never awaits it (AttributeError + RuntimeWarning); ours awaits it", async function () {
         const asyncProvider = pythonProvider("async");
         const err0 = ref.stderr.length;
-        const [o, r] = await both(ours, ref, (p) => observe(p, create({ __provider: asyncProvider, seconds: 0.01 })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, create({ __provider: asyncProvider, seconds: 0.01 })));
         // Reference: create returns a coroutine, and Create reads `.outs` off it.
         expect(r.outcome.code).to.equal(2);
         const view = userView(r.outcome.details);
@@ -355,50 +337,50 @@ describe("differential (Python): values through create; read, update, delete; co
       it("46/47 read default (read_python_default_lossy): the base read round-trips the state, dropping nulls; no inputs", async function () {
         const properties = { __provider: minimal, a: null, b: { c: null, d: [null, 1] }, n: 1.5, s: "x", t: true };
         // ReadRequest.inputs is ignored when properties are present.
-        const o = sameOk(await both(ours, ref, read({ id: "r1", properties, inputs: { __provider: minimal, other: 1 } })));
+        const o = sameOk(await onBoth(ours, ref, read({ id: "r1", properties, inputs: { __provider: minimal, other: 1 } })));
         expect(o.view).to.deep.equal({ id: "r1", properties: { __provider: minimal, b: { d: [null, 1] }, n: 1.5, s: "x", t: true }, inputs: undefined });
       });
 
       it("46/47 read default: a get (properties unset or empty, inputs set) reads the inputs (3.270)", async function () {
         const inputs = { __provider: minimal, z: null, x: 1 };
         for (const properties of [undefined, {}]) {
-          const o = sameOk(await both(ours, ref, read({ id: "g1", properties, inputs })));
+          const o = sameOk(await onBoth(ours, ref, read({ id: "g1", properties, inputs })));
           expect(o.view, JSON.stringify(properties)).to.deep.equal({ id: "g1", properties: { __provider: minimal, x: 1 }, inputs: undefined });
         }
       });
 
       it("48 read_with_inputs: inputs returned by read get the request's __provider", async function () {
         const properties = { __provider: scripted, act: "readInputs", a: "seven" };
-        const o = sameOk(await both(ours, ref, read({ id: "r1", properties })));
+        const o = sameOk(await onBoth(ours, ref, read({ id: "r1", properties })));
         expect(o.view).to.deep.equal({
           id: "r1",
           properties: { ...properties, refreshed: true },
           inputs: { __provider: scripted, a: "seven", fromRead: true },
         });
         // Through a get: the bag is the request's inputs.
-        const g = sameOk(await both(ours, ref, read({ id: "r2", inputs: properties })));
+        const g = sameOk(await onBoth(ours, ref, read({ id: "r2", inputs: properties })));
         expect(g.view).to.deep.equal({
           id: "r2",
           properties: { ...properties, refreshed: true },
           inputs: { __provider: scripted, a: "seven", fromRead: true },
         });
         // A None `a` is dropped from the returned inputs.
-        const n = sameOk(await both(ours, ref, read({ id: "r3", properties: { __provider: scripted, act: "readInputs" } })));
+        const n = sameOk(await onBoth(ours, ref, read({ id: "r3", properties: { __provider: scripted, act: "readInputs" } })));
         expect(n.view.inputs).to.deep.equal({ __provider: scripted, fromRead: true });
       });
 
       it("49 read_inputs_empty_object: `inputs: {}` (not None) becomes {__provider}", async function () {
-        const o = sameOk(await both(ours, ref, read({ id: "r1", properties: { __provider: values, act: "inputsEmpty" } })));
+        const o = sameOk(await onBoth(ours, ref, read({ id: "r1", properties: { __provider: values, act: "inputsEmpty" } })));
         expect(o.view).to.deep.equal({ id: "r1", properties: { __provider: values, x: 1 }, inputs: { __provider: values } });
       });
 
       it("50 read_no_id: a read returning id None answers id \"\"", async function () {
-        const o = sameOk(await both(ours, ref, read({ id: "r1", properties: { __provider: values, act: "noId" } })));
+        const o = sameOk(await onBoth(ours, ref, read({ id: "r1", properties: { __provider: values, act: "noId" } })));
         expect(o.view).to.deep.equal({ id: "", properties: { __provider: values, y: "kept" }, inputs: undefined });
       });
 
       it("51 read_props_missing: outs=None is a TypeError", async function () {
-        const [o, r] = await both(ours, ref, (p) => observe(p, read({ id: "r1", properties: { __provider: values, act: "outsNone" } })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, read({ id: "r1", properties: { __provider: values, act: "outsNone" } })));
         const view = sameTraceback(o.outcome, r.outcome, "Read", ["TypeError: 'NoneType' object does not support item assignment"]);
         expect(view).to.deep.equal(["Traceback (most recent call last):", "TypeError: 'NoneType' object does not support item assignment", ""]);
         // The failing line is the same statement in both plugins' frames.
@@ -408,7 +390,7 @@ describe("differential (Python): values through create; read, update, delete; co
 
       it("52 read_import_no_properties [difference]: no provider anywhere: reference KeyError traceback; ours names operation, URN and bag", async function () {
         for (const properties of [undefined, {}]) {
-          const [o, r] = await both(ours, ref, (p) => observe(p, read({ id: "imp", properties })));
+          const [o, r] = await onBoth(ours, ref, (p) => observe(p, read({ id: "imp", properties })));
           expect(r.outcome.code).to.equal(2);
           expect(userView(r.outcome.details)).to.deep.equal(["Traceback (most recent call last):", "KeyError: '__provider'", ""]);
           expect(plumbing(r.outcome.details, REFERENCE_MAIN)).to.deep.equal(["wrapper", "Read", "get_provider"]);
@@ -430,7 +412,7 @@ describe("differential (Python): values through create; read, update, delete; co
         for (const [kind, elided] of cases) {
           const last = `AssertionError: Invalid ${kind} encountered when unmarshalling resource property`;
           const state = { __provider: scripted, nested: { x: elided } };
-          const [o, r] = await both(ours, ref, (p) => observe(p, read({ id: "e1", properties: state })));
+          const [o, r] = await onBoth(ours, ref, (p) => observe(p, read({ id: "e1", properties: state })));
           const view = sameTraceback(o.outcome, r.outcome, "Read", [last]);
           // From the request's bag down to the nested asset, all in the SDK.
           expect(framesIn(view, "pulumi/runtime/rpc.py")).to.deep.equal([
@@ -442,9 +424,9 @@ describe("differential (Python): values through create; read, update, delete; co
           ]);
           for (const x of [o, r]) expect(x.stderr + x.stdout.join("\n"), kind).to.equal("");
           // Update's olds and Delete's properties are state too.
-          const [ou, ru] = await both(ours, ref, update({ olds: state, news: { __provider: scripted } }));
+          const [ou, ru] = await onBoth(ours, ref, update({ olds: state, news: { __provider: scripted } }));
           sameTraceback(ou, ru, "Update", [last]);
-          const [od, rd] = await both(ours, ref, del({ properties: state }));
+          const [od, rd] = await onBoth(ours, ref, del({ properties: state }));
           sameTraceback(od, rd, "Delete", [last]);
         }
       });
@@ -456,25 +438,25 @@ describe("differential (Python): values through create; read, update, delete; co
       it("54 update_missing_method: outputs are exactly {__provider: news.__provider}", async function () {
         const olds = { __provider: scripted, a: 1, state: "kept?" };
         const news = { __provider: minimal, a: 2 };
-        const o = sameOk(await both(ours, ref, update({ olds, news, oldInputs: { __provider: scripted, a: 1 } })));
+        const o = sameOk(await onBoth(ours, ref, update({ olds, news, oldInputs: { __provider: scripted, a: 1 } })));
         expect(o.view).to.deep.equal({ properties: { __provider: minimal } });
       });
 
       it("55 update_returns_undefined: update returning None is an AttributeError", async function () {
         const news = { __provider: values, act: "returnNone" };
-        const [o, r] = await both(ours, ref, (p) => observe(p, update({ olds: { __provider: values, y: 2 }, news })));
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, update({ olds: { __provider: values, y: 2 }, news })));
         const view = sameTraceback(o.outcome, r.outcome, "Update", ["AttributeError: 'NoneType' object has no attribute 'outs'"]);
         expect(view).to.deep.equal(["Traceback (most recent call last):", "AttributeError: 'NoneType' object has no attribute 'outs'", ""]);
         for (const x of [o, r]) expect(x.stderr + x.stdout.join("\n")).to.equal("");
         // A result with outs=None (the base class default) is fine: {__provider}.
-        const b = sameOk(await both(ours, ref, update({ olds: { __provider: scripted }, news: { __provider: minimal, x: 1 } })));
+        const b = sameOk(await onBoth(ours, ref, update({ olds: { __provider: scripted }, news: { __provider: minimal, x: 1 } })));
         expect(b.view).to.deep.equal({ properties: { __provider: minimal } });
       });
 
       it("56 update_uses_news_provider: the news code runs and its __provider is in the outputs", async function () {
         const [a, b] = [providerB("versionA"), providerB("versionB")];
         expect(a).to.not.equal(b);
-        const o = sameOk(await both(ours, ref, update({ olds: { __provider: a, version: "A" }, news: { __provider: b, x: 1 }, oldInputs: { __provider: a } })));
+        const o = sameOk(await onBoth(ours, ref, update({ olds: { __provider: a, version: "A" }, news: { __provider: b, x: 1 }, oldInputs: { __provider: a } })));
         expect(o.view.properties).to.deep.include({ __provider: b, version: "B", oldVersion: "A" });
         expect(o.view.properties).to.not.have.property("x");
         expect(o.view.properties.configures).to.include("B");
@@ -483,7 +465,7 @@ describe("differential (Python): values through create; read, update, delete; co
 
       it("57 (Python side) update error with an `id` attribute: a plain UNKNOWN traceback, no init-failure detail", async function () {
         const news = { __provider: scripted, act: "raiseWithId" };
-        const [o, r] = await both(ours, ref, update({ olds: { __provider: scripted }, news }));
+        const [o, r] = await onBoth(ours, ref, update({ olds: { __provider: scripted }, news }));
         const view = sameTraceback(o, r, "Update", ["Exception: half made"]);
         expect(framesIn(view, "python_providers.py")).to.deep.equal(["update", "act"]);
       });
@@ -493,7 +475,7 @@ describe("differential (Python): values through create; read, update, delete; co
 
     describe("delete", function () {
       it("58 delete_missing_method: Empty", async function () {
-        const o = sameOk(await both(ours, ref, del({ properties: { __provider: minimal, a: null }, oldInputs: { __provider: minimal } })));
+        const o = sameOk(await onBoth(ours, ref, del({ properties: { __provider: minimal, a: null }, oldInputs: { __provider: minimal } })));
         expect(o).to.deep.equal({ code: 0, details: "", view: {}, bytes: "" });
       });
 
@@ -503,7 +485,7 @@ describe("differential (Python): values through create; read, update, delete; co
           [a, b, "A"],
           [b, a, "B"],
         ]) {
-          const [o, r] = await both(ours, ref, del({ properties: { __provider: mine, act: "whoDeletes" }, oldInputs: { __provider: other } }));
+          const [o, r] = await onBoth(ours, ref, del({ properties: { __provider: mine, act: "whoDeletes" }, oldInputs: { __provider: other } }));
           const view = sameTraceback(o, r, "Delete", [`Exception: delete ran version ${version}`]);
           expect(framesIn(view, "python_providers_b.py")).to.deep.equal(["delete"]);
         }
@@ -514,7 +496,7 @@ describe("differential (Python): values through create; read, update, delete; co
           ["raise", "Exception: del boom"],
           ["raiseValue", "ValueError: del boom"],
         ]) {
-          const [o, r] = await both(ours, ref, (p) => observe(p, del({ properties: { __provider: scripted, act, msg: "del boom" } })));
+          const [o, r] = await onBoth(ours, ref, (p) => observe(p, del({ properties: { __provider: scripted, act, msg: "del boom" } })));
           const view = sameTraceback(o.outcome, r.outcome, "Delete", [last]);
           expect(framesIn(view, "python_providers.py"), act).to.deep.equal(["delete", "act"]);
           for (const x of [o, r]) expect(x.stderr + x.stdout.join("\n"), act).to.equal("");
@@ -527,7 +509,7 @@ describe("differential (Python): values through create; read, update, delete; co
     describe("output, modules and harness-only values", function () {
       it("71 user_stdout_stderr_passthrough: print, sys.stdout.write, os.write(1), a child and sys.stderr reach the plugin's streams unchanged", async function () {
         for (const msg of ["one", "Content-Length: 2 {}"]) {
-          const [o, r] = await both(ours, ref, async (p) => {
+          const [o, r] = await onBoth(ours, ref, async (p) => {
             const out0 = p.stdout.length;
             const err0 = p.stderr.length;
             const outcome = await p.client.create({ urn: urnOf("p"), properties: { __provider: scripted, act: "print", msg } });
@@ -548,7 +530,7 @@ describe("differential (Python): values through create; read, update, delete; co
           ]);
           expect(o.stderr, msg).to.equal(`stderr from create ${msg}\n`);
           // The channel is intact: the next request is answered normally.
-          const e = sameOk(await both(ours, ref, create({ __provider: scripted, act: "echo", after: msg })));
+          const e = sameOk(await onBoth(ours, ref, create({ __provider: scripted, act: "echo", after: msg })));
           expect(e.view.properties.after).to.equal(msg);
         }
         // The port line was the first line, and nothing of the plugins' own was ever printed.
@@ -557,7 +539,7 @@ describe("differential (Python): values through create; read, update, delete; co
 
       it("72 python_local_module_import: a provider class from the program's provider.py (pickled by reference) loads", async function () {
         const local = pythonProvider("local");
-        const o = sameOk(await both(ours, ref, create({ __provider: local, x: 1 })));
+        const o = sameOk(await onBoth(ours, ref, create({ __provider: local, x: 1 })));
         expect(o.view).to.deep.equal({
           id: "local-1",
           properties: { __provider: local, module: "provider", executable: VENV_PYTHON, path0: PYTHON_PROGRAM },
@@ -572,7 +554,7 @@ describe("differential (Python): values through create; read, update, delete; co
           deep: { d: { e: secret({ f: null, g: "h" }) } },
           top: secret("t"),
         };
-        const o = sameOk(await both(ours, ref, (p) => p.client.check({ urn: urnOf("k"), olds: {}, news })));
+        const o = sameOk(await onBoth(ours, ref, (p) => p.client.check({ urn: urnOf("k"), olds: {}, news })));
         expect(o.view).to.deep.equal({
           inputs: {
             __provider: minimal,
@@ -596,7 +578,7 @@ describe("differential (Python): values through create; read, update, delete; co
           unknownId: { [SIG]: RESOURCE_SIG, urn: bucket, id: "" },
           inList: [{ [SIG]: RESOURCE_SIG, urn: comp }],
         };
-        const o = sameOk(await both(ours, ref, create(props)));
+        const o = sameOk(await onBoth(ours, ref, create(props)));
         expect(o.view.properties).to.deep.equal({
           __provider: scripted,
           act: "echo",
@@ -639,32 +621,32 @@ describe("differential (Python): values through create; read, update, delete; co
     it("61/62/64/68 configure_secret_unwrapped, configure_namespacing (PULUMI_PROJECT), configure_once_per_string, provider_code_change_between_steps", async function () {
       const { ours, ref } = await pair({ PULUMI_PROJECT: "proj" });
       const configured = pythonProvider("configured");
-      sameOk(await both(ours, ref, (p) => p.client.configure(ARGS)));
+      sameOk(await onBoth(ours, ref, (p) => p.client.configure(ARGS)));
 
       // 61 + 62: the secret reaches configure unwrapped; "a" reads proj:a, "colors:banana" is verbatim.
-      const first = sameOk(await both(ours, ref, createWith(configured)));
+      const first = sameOk(await onBoth(ours, ref, createWith(configured)));
       expect(first.view).to.deep.equal({
         id: "cfg",
         properties: { __provider: configured, seen: { a: "A", banana: "yellow", password: "hunter2" }, calls: 1 },
       });
 
       // 64: more RPCs on the same text: one configure.
-      sameOk(await both(ours, ref, (p) => p.client.check({ urn: urnOf("cfg"), olds: {}, news: { __provider: configured, q: 1 } })));
+      sameOk(await onBoth(ours, ref, (p) => p.client.check({ urn: urnOf("cfg"), olds: {}, news: { __provider: configured, q: 1 } })));
       for (let i = 0; i < 2; i++) {
-        const again = sameOk(await both(ours, ref, createWith(configured)));
+        const again = sameOk(await onBoth(ours, ref, createWith(configured)));
         expect(again.view.properties.calls).to.equal(1);
       }
 
       // 64 + 68 with counters: one unpickle and one configure per distinct text, however many RPCs.
       const [a, b] = [providerB("versionA"), providerB("versionB")];
-      const chk = sameOk(await both(ours, ref, (p) => p.client.check({ urn: urnOf("v"), olds: {}, news: { __provider: a } })));
+      const chk = sameOk(await onBoth(ours, ref, (p) => p.client.check({ urn: urnOf("v"), olds: {}, news: { __provider: a } })));
       expect(chk.view.inputs).to.deep.equal({ __provider: a, checkedBy: "A" });
-      const cA = sameOk(await both(ours, ref, createWith(a)));
+      const cA = sameOk(await onBoth(ours, ref, createWith(a)));
       expect(cA.view).to.deep.equal({
         id: "id-A",
         properties: { __provider: a, version: "A", configures: ["A"], unpickles: { A: 1 }, config: { a: "A", banana: "yellow" } },
       });
-      const cB = sameOk(await both(ours, ref, createWith(b)));
+      const cB = sameOk(await onBoth(ours, ref, createWith(b)));
       expect(cB.view.properties).to.deep.equal({
         __provider: b,
         version: "B",
@@ -673,9 +655,9 @@ describe("differential (Python): values through create; read, update, delete; co
         config: { a: "A", banana: "yellow" },
       });
       // The old text still works for Delete (no reload), and for another create.
-      const d = sameOk(await both(ours, ref, (p) => p.client.delete({ urn: urnOf("v"), id: "id-A", properties: { __provider: a } })));
+      const d = sameOk(await onBoth(ours, ref, (p) => p.client.delete({ urn: urnOf("v"), id: "id-A", properties: { __provider: a } })));
       expect(d.bytes).to.equal("");
-      const cA2 = sameOk(await both(ours, ref, createWith(a)));
+      const cA2 = sameOk(await onBoth(ours, ref, createWith(a)));
       expect(cA2.view.properties).to.deep.include({ version: "A" });
       expect(cA2.view.properties.configures).to.deep.equal(["A", "B"]);
       expect(cA2.view.properties.unpickles).to.deep.equal({ A: 1, B: 1 });
@@ -689,26 +671,26 @@ describe("differential (Python): values through create; read, update, delete; co
       const { ours, ref } = await pair();
       const configured = pythonProvider("configured");
       // 67: no Configure yet: every get is None (nested None is null on the wire).
-      const before = sameOk(await both(ours, ref, createWith(configured)));
+      const before = sameOk(await onBoth(ours, ref, createWith(configured)));
       expect(before.view).to.deep.equal({
         id: "cfg",
         properties: { __provider: configured, seen: { a: null, banana: null, password: null }, calls: 1 },
       });
       // Configure now: the cached text is not configured again.
-      sameOk(await both(ours, ref, (p) => p.client.configure(ARGS)));
-      const after = sameOk(await both(ours, ref, createWith(configured)));
+      sameOk(await onBoth(ours, ref, (p) => p.client.configure(ARGS)));
+      const after = sameOk(await onBoth(ours, ref, createWith(configured)));
       expect(after.view).to.deep.equal(before.view);
       // 62: a new text is configured with the project "project".
-      const cA = sameOk(await both(ours, ref, createWith(providerB("versionA"))));
+      const cA = sameOk(await onBoth(ours, ref, createWith(providerB("versionA"))));
       expect(cA.view.properties.config).to.deep.equal({ a: "default-project-a", banana: "yellow" });
     });
 
     it("63 configure_require_missing: require of a missing key fails every RPC with the ValueError", async function () {
       const { ours, ref } = await pair({ TEST_CONFIGURE_REQUIRE: "k", PULUMI_PROJECT: "proj" });
       const configured = pythonProvider("configured");
-      sameOk(await both(ours, ref, (p) => p.client.configure({ "proj:a": "A" })));
+      sameOk(await onBoth(ours, ref, (p) => p.client.configure({ "proj:a": "A" })));
       for (let i = 0; i < 2; i++) {
-        const [o, r] = await both(ours, ref, createWith(configured));
+        const [o, r] = await onBoth(ours, ref, createWith(configured));
         const view = sameTraceback(o, r, "Create", ["ValueError: missing required configuration key: k"]);
         expect(framesIn(view, "python_providers.py")).to.deep.equal(["configure"]);
         expect(framesIn(view, "pulumi/dynamic/config.py")).to.deep.equal(["require"]);
@@ -720,23 +702,23 @@ describe("differential (Python): values through create; read, update, delete; co
 
     it("65 configure_throws_retry: a failed configure caches nothing; the next RPC re-unpickles and re-configures", async function () {
       const { ours, ref } = await pair({ TEST_CONFIGURE_RAISE_ONCE: "1", PULUMI_PROJECT: "proj" });
-      sameOk(await both(ours, ref, (p) => p.client.configure(ARGS)));
+      sameOk(await onBoth(ours, ref, (p) => p.client.configure(ARGS)));
       // The fixture's counter is a class attribute of a class pickled by value: every retry unpickles a fresh
       // class whose counter starts at 0 again, so "raise once" raises on every RPC, in both.
       const configured = pythonProvider("configured");
       for (let i = 0; i < 2; i++) {
-        const [o, r] = await both(ours, ref, createWith(configured));
+        const [o, r] = await onBoth(ours, ref, createWith(configured));
         const view = sameTraceback(o, r, "Create", ["Exception: configure failed once"]);
         expect(framesIn(view, "python_providers.py")).to.deep.equal(["configure"]);
       }
       // With the counter kept on sys: the first RPC fails, the next one unpickles again, configures again, succeeds.
       const flaky = providerB("flakyConfigure");
-      const [o, r] = await both(ours, ref, createWith(flaky));
+      const [o, r] = await onBoth(ours, ref, createWith(flaky));
       const view = sameTraceback(o, r, "Create", ["Exception: flaky configure fails the first time"]);
       expect(framesIn(view, "python_providers_b.py")).to.deep.equal(["configure"]);
-      const next = sameOk(await both(ours, ref, createWith(flaky)));
+      const next = sameOk(await onBoth(ours, ref, createWith(flaky)));
       expect(next.view).to.deep.equal({ id: "flaky", properties: { __provider: flaky, configures: 2, unpickles: 2, password: "hunter2" } });
-      const third = sameOk(await both(ours, ref, createWith(flaky)));
+      const third = sameOk(await onBoth(ours, ref, createWith(flaky)));
       expect(third.view).to.deep.equal(next.view);
       for (const p of [ours, ref]) expect(p.stderr, p.kind).to.equal("");
     });
@@ -744,7 +726,7 @@ describe("differential (Python): values through create; read, update, delete; co
     it("66 (Python side) configure_async_race: concurrent first creates all see a configured provider", async function () {
       const { ours, ref } = await pair();
       const slow = providerB("slowConfigure");
-      const [o, r] = await both(ours, ref, (p) => Promise.all([1, 2, 3].map((n) => createWith(slow, { n })(p))));
+      const [o, r] = await onBoth(ours, ref, (p) => Promise.all([1, 2, 3].map((n) => createWith(slow, { n })(p))));
       expect(o).to.deep.equal(r);
       expect(o.map((x) => x.view)).to.deep.equal([1, 2, 3].map((n) => ({ id: `${n}.0`, properties: { __provider: slow, configured: true } })));
     });

@@ -27,22 +27,22 @@ export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 export const ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17";
 export const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
 
-let pythonPayloads: Record<string, string> | undefined;
+const pythonPayloads = new Map<string, Record<string, string>>();
 
 /**
- * The Python `__provider` payload of the named provider in
- * test/fixtures/python_providers.py, made by the SDK's serialize_provider in the
- * test virtualenv (all of them in one interpreter run, then cached).
+ * The Python `__provider` payload of the named provider in a fixture module
+ * of test/fixtures (python_providers.py by default), made by the SDK's
+ * serialize_provider in the test virtualenv: the module is run once, for all
+ * its providers, and the payloads are kept.
  */
-export function pythonProvider(name: string): string {
-  if (!pythonPayloads) {
-    const out = execFileSync(VENV_PYTHON, [`${FIXTURES}python_providers.py`, "scripted", "minimal", "configured", "async", "cpu", "sleepy", "local"], {
-      cwd: FIXTURES,
-      encoding: "utf8",
-    });
-    pythonPayloads = JSON.parse(out) as Record<string, string>;
+export function pythonProvider(name: string, fixture = "python_providers.py"): string {
+  let payloads = pythonPayloads.get(fixture);
+  if (!payloads) {
+    const out = execFileSync(VENV_PYTHON, [`${FIXTURES}${fixture}`], { cwd: FIXTURES, encoding: "utf8" });
+    payloads = JSON.parse(out) as Record<string, string>;
+    pythonPayloads.set(fixture, payloads);
   }
-  const payload = pythonPayloads[name];
-  if (!payload) throw new Error(`no Python test provider named ${name}`);
+  const payload = payloads[name];
+  if (!payload) throw new Error(`no Python test provider named ${name} in ${fixture}`);
   return payload;
 }
