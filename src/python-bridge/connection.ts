@@ -48,6 +48,7 @@ export class RpcConnection {
   private readonly pending = new Map<number, Pending>();
   private readonly decoder = new FrameDecoder();
   private broken?: (info: RequestInfo) => Error;
+  private corked = false;
 
   /**
    * `onBroken` hears of a protocol violation (pending requests have already
@@ -128,9 +129,22 @@ export class RpcConnection {
     for (const p of all) p.reject(makeError(p.info));
   }
 
-  /** One socket write per frame: small parts are joined; large tails go as they are, without a copy. */
+  /**
+   * One socket write per frame: small parts are joined; large tails go as they
+   * are, without a copy. Frames written during one turn of the event loop leave
+   * together (corked until setImmediate, then one writev): under load the
+   * worker wakes once per batch instead of once per request. Order is kept.
+   */
   private write(message: unknown, done: (err?: Error | null) => void): void {
     const parts = encodeFrame(message);
+    if (!this.corked) {
+      this.corked = true;
+      this.stream.cork();
+      setImmediate(() => {
+        this.corked = false;
+        this.stream.uncork();
+      });
+    }
     let small: Buffer[] = [];
     let smallBytes = 0;
     const flush = (last: boolean) => {

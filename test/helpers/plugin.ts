@@ -6,10 +6,11 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, TEST_VENV, VENV_PYTHON } from "./paths.js";
+import { CEILING_PLUGIN, NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, TEST_VENV, VENV_PYTHON } from "./paths.js";
 import { ProviderClient } from "./client.js";
 
-export type PluginKind = "ours" | "reference";
+/** "ceiling" is the benchmark's calibration plugin (bench/ceiling-plugin.ts), whatever the language. */
+export type PluginKind = "ours" | "reference" | "ceiling";
 
 export interface LaunchOptions {
   cwd?: string;
@@ -66,7 +67,9 @@ export class Plugin {
     const args = opts.args ?? [ENGINE_ADDRESS];
     // The Python reference is what its launcher ends up running for a program using the test virtualenv.
     const [cmd, argv] =
-      kind === "reference"
+      kind === "ceiling"
+        ? [process.execPath, [CEILING_PLUGIN, ...args]]
+        : kind === "reference"
         ? language === "nodejs"
           ? [process.execPath, [REFERENCE_NODE_PLUGIN, ...args]]
           : [VENV_PYTHON, ["-u", "-m", "pulumi.dynamic", ...args]]

@@ -1,0 +1,170 @@
+// What the benchmark measures and how: timed unary calls through the SDK's
+// generated client, a bounded concurrent driver, and the memory and CPU of a
+// plugin's whole process group read from /proc.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import { performance } from "node:perf_hooks";
+import type { Plugin } from "../test/helpers/plugin.js";
+
+const MiB = 1024 * 1024;
+const PAGE_SIZE = Number(execFileSync("getconf", ["PAGESIZE"], { encoding: "utf8" }).trim()) || 4096;
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+
+/**
+ * Counts and times every call of one workload. Calls go through the raw
+ * client generated from @pulumi/pulumi's stubs with requests built before the
+ * clock starts, so the client does the same (small) work for every plugin.
+ */
+export class Recorder {
+  readonly latencies: number[] = [];
+  ok = 0;
+  failed = 0;
+  firstError?: string;
+
+  /** Sends `request` to `method`; resolves true when the plugin answered OK. */
+  call(raw: any, method: string, request: unknown): Promise<boolean> {
+    const start = performance.now();
+    return new Promise((resolve) => {
+      raw[method](request, (err: any) => {
+        this.latencies.push(performance.now() - start);
+        if (err) {
+          this.failed++;
+          this.firstError ??= `${method}: code ${err.code}: ${String(err.details ?? err.message).split("\n")[0]}`;
+          resolve(false);
+        } else {
+          this.ok++;
+          resolve(true);
+        }
+      });
+    });
+  }
+
+  /** Everything measured so far: a snapshot, so calls still in flight after an abort do not change it. */
+  stats(): { ok: number; failed: number; p50: number; p99: number; firstError?: string } {
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    return { ok: this.ok, failed: this.failed, p50: percentile(sorted, 50), p99: percentile(sorted, 99), firstError: this.firstError };
+  }
+}
+
+/** Nearest-rank percentile of an ascending array (NaN when empty). */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+export function median(values: number[]): number {
+  return percentile([...values].sort((a, b) => a - b), 50);
+}
+
+export interface DriveResult {
+  wallMs: number;
+  /** Tasks finished (answered, OK or not) before the end or the deadline. */
+  done: number;
+  aborted?: string;
+}
+
+/**
+ * Runs task(0) … task(n-1) with at most `concurrency` in flight. At
+ * `deadline` (a performance.now() time) no further task starts and the result
+ * is returned at once with a note; tasks still in flight are left to the
+ * caller, which stops the plugin (that answers them).
+ */
+export function drive(n: number, concurrency: number, deadline: number, task: (i: number) => Promise<unknown>): Promise<DriveResult> {
+  const start = performance.now();
+  let next = 0;
+  let done = 0;
+  let stopped = false;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      stopped = true;
+      resolve({ wallMs: performance.now() - start, done, aborted: `time bound reached after ${done} of ${n}` });
+    }, Math.max(0, deadline - start));
+    const loop = async () => {
+      while (!stopped && next < n) {
+        const i = next++;
+        await task(i);
+        done++;
+      }
+    };
+    const loops = Array.from({ length: Math.min(concurrency, n) }, loop);
+    void Promise.all(loops).then(() => {
+      if (stopped) return;
+      clearTimeout(timer);
+      resolve({ wallMs: performance.now() - start, done });
+    });
+  });
+}
+
+/**
+ * The peak resident memory of a plugin's whole process group (host and
+ * workers), sampled every `everyMs` while running. The group's members are
+ * re-listed every 200 ms, so workers started mid-run are counted. RSS counts
+ * pages shared between processes (libpython, the Node binary) once per process.
+ */
+export class RssSampler {
+  private peakBytes = 0;
+  private pids: number[] = [];
+  private listedAt = -Infinity;
+  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly plugin: Plugin, private readonly everyMs = 20) {}
+
+  start(): this {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), this.everyMs);
+    return this;
+  }
+
+  /** Samples now; the group's current RSS in MiB. */
+  current(): number {
+    return this.sample() / MiB;
+  }
+
+  /** Stops sampling; the peak in MiB. */
+  stop(): number {
+    this.sample();
+    clearInterval(this.timer);
+    return this.peakBytes / MiB;
+  }
+
+  private sample(): number {
+    const now = performance.now();
+    if (now - this.listedAt > 200) {
+      this.pids = this.plugin.groupPids();
+      this.listedAt = now;
+    }
+    let total = 0;
+    for (const pid of this.pids) {
+      try {
+        total += Number(fs.readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]) * PAGE_SIZE;
+      } catch {
+        // it ended since the last listing
+      }
+    }
+    this.peakBytes = Math.max(this.peakBytes, total);
+    return total;
+  }
+}
+
+/** CPU time (user + system, ms) used so far by the processes of a plugin's group that are alive now. */
+export function groupCpuMs(plugin: Plugin): number {
+  let ticks = 0;
+  for (const pid of plugin.groupPids()) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      // utime and stime are fields 14 and 15 of stat; 12 and 13 after the command.
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // it ended while we looked
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS;
+}
+
+/** This (client) process's CPU time in ms. */
+export function clientCpuMs(): number {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}

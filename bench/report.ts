@@ -1,0 +1,163 @@
+// The benchmark's output: one table per workload with ratios to both
+// references and to the ceiling, and the same numbers as JSON for tooling.
+import fs from "node:fs";
+import path from "node:path";
+
+export interface PluginSpec {
+  id: string;
+  label: string;
+  kind: "ours" | "reference" | "ceiling";
+  language: "nodejs" | "python";
+}
+
+/** Every plugin the bench runs, in the order of its tables. */
+export const PLUGINS: PluginSpec[] = [
+  { id: "node-ref", label: "Node reference", kind: "reference", language: "nodejs" },
+  { id: "python-ref", label: "Python reference", kind: "reference", language: "python" },
+  { id: "ours-node", label: "ours, Node mode", kind: "ours", language: "nodejs" },
+  { id: "ours-python", label: "ours, Python mode", kind: "ours", language: "python" },
+  { id: "ceiling", label: "ceiling (calibration)", kind: "ceiling", language: "nodejs" },
+];
+
+/** The plugins every ratio is taken against. */
+export const BASELINES = [
+  { id: "node-ref", short: "Node ref" },
+  { id: "python-ref", short: "Py ref" },
+  { id: "ceiling", short: "ceiling" },
+] as const;
+
+export interface Result {
+  plugin: string;
+  workload: string;
+  /** Requests sent (for start-up: launches, each with its first Create). */
+  requests: number;
+  ok: number;
+  failed: number;
+  firstError?: string;
+  /** Why the workload stopped early or did not run (time bound, launch failure). */
+  aborted?: string;
+  wallMs?: number;
+  /** Requests answered per second, OK or not (all must be OK for a valid run). */
+  throughput?: number;
+  p50Ms?: number;
+  p99Ms?: number;
+  peakRssMiB?: number;
+  /** CPU time of the plugin's process group and of the bench client, per request measured. */
+  pluginCpuMsPerRequest?: number;
+  clientCpuMsPerRequest?: number;
+  /** Start-up only: medians and every sample. */
+  portMs?: number;
+  firstCreateMs?: number;
+  portSamples?: number[];
+  firstCreateSamples?: number[];
+  /** Distinct providers only: the group's RSS after each quarter of the providers. */
+  rssByProviders?: { providers: number; rssMiB: number }[];
+  /**
+   * How many times as fast as each baseline (>1 = faster): throughput over
+   * theirs; for start-up, their spawn→port time over ours (and firstCreate, the same for the first Create).
+   */
+  ratios?: Record<string, number>;
+  firstCreateRatios?: Record<string, number>;
+}
+
+export interface WorkloadInfo {
+  id: string;
+  title: string;
+}
+
+export interface Report {
+  meta: Record<string, unknown>;
+  plugins: PluginSpec[];
+  workloads: WorkloadInfo[];
+  results: Result[];
+}
+
+/** Fills every result's ratios from the baselines' results of the same workload. */
+export function addRatios(results: Result[]): void {
+  for (const r of results) {
+    const ratios: Record<string, number> = {};
+    const first: Record<string, number> = {};
+    for (const b of BASELINES) {
+      const base = results.find((x) => x.workload === r.workload && x.plugin === b.id);
+      if (!base) continue;
+      if (r.workload === "startup") {
+        if (r.portMs && base.portMs) ratios[b.id] = base.portMs / r.portMs;
+        if (r.firstCreateMs && base.firstCreateMs) first[b.id] = base.firstCreateMs / r.firstCreateMs;
+      } else if (r.throughput && base.throughput) {
+        ratios[b.id] = r.throughput / base.throughput;
+      }
+    }
+    r.ratios = ratios;
+    if (r.workload === "startup") r.firstCreateRatios = first;
+  }
+}
+
+const num = (v: number | undefined, digits = 1) => (v === undefined || !Number.isFinite(v) ? "-" : v.toFixed(digits));
+const ratio = (v: number | undefined) => (v === undefined ? "-" : `${v.toFixed(2)}×`);
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  return [line(header), ...rows.map(line)].join("\n");
+}
+
+/** The readable side-by-side tables. */
+export function formatReport(report: Report): string {
+  const out: string[] = [];
+  const label = (id: string) => report.plugins.find((p) => p.id === id)?.label ?? id;
+  const baseCols = BASELINES.map((b) => `×${b.short}`);
+  const notes: string[] = [];
+  for (const w of report.workloads) {
+    const rows = report.results.filter((r) => r.workload === w.id);
+    if (rows.length === 0) continue;
+    out.push(`${w.id} — ${w.title}`);
+    if (w.id === "startup") {
+      out.push(
+        table(
+          ["plugin", "port ms", "1st Create ms", "RSS MiB", ...baseCols.map((c) => `port ${c}`), ...baseCols.map((c) => `Create ${c}`)],
+          rows.map((r) => [
+            label(r.plugin),
+            num(r.portMs),
+            num(r.firstCreateMs),
+            num(r.peakRssMiB),
+            ...BASELINES.map((b) => ratio(r.ratios?.[b.id])),
+            ...BASELINES.map((b) => ratio(r.firstCreateRatios?.[b.id])),
+          ]),
+        ),
+      );
+    } else {
+      out.push(
+        table(
+          ["plugin", "req/s", "p50 ms", "p99 ms", "RSS MiB", "CPU ms/req", ...baseCols],
+          rows.map((r) => [
+            label(r.plugin),
+            num(r.throughput),
+            num(r.p50Ms, 2),
+            num(r.p99Ms, 2),
+            num(r.peakRssMiB),
+            num(r.pluginCpuMsPerRequest, 2),
+            ...BASELINES.map((b) => ratio(r.ratios?.[b.id])),
+          ]),
+        ),
+      );
+    }
+    for (const r of rows) {
+      if (r.aborted) notes.push(`${w.id} / ${label(r.plugin)}: ABORTED: ${r.aborted}`);
+      if (r.failed > 0) notes.push(`${w.id} / ${label(r.plugin)}: ${r.failed} of ${r.requests} requests failed; first: ${r.firstError}`);
+      if (r.rssByProviders) {
+        notes.push(`${w.id} / ${label(r.plugin)}: RSS by providers loaded: ${r.rssByProviders.map((s) => `${s.providers}→${s.rssMiB.toFixed(1)} MiB`).join(", ")}`);
+      }
+    }
+    out.push("");
+  }
+  out.push("Ratios: how many times as fast as the baseline (>1 = faster): throughput over its throughput; for start-up its time over ours.");
+  out.push("RSS: peak resident memory of the plugin's whole process group (host + workers), sampled from /proc every 20 ms.");
+  out.push("CPU ms/req: user+system time of the plugin's process group during the measured requests, per request.");
+  if (notes.length > 0) out.push("", "Notes:", ...notes.map((n) => `  ${n}`));
+  return out.join("\n");
+}
+
+export function writeJson(file: string, report: Report): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+}

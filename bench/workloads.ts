@@ -1,0 +1,253 @@
+// The benchmark's workloads (issue 5), each a set of requests built before the
+// clock starts and a task that sends one unit of work through a Recorder.
+// Sizes come from the run: the full bench or the --smoke one.
+import { pb } from "../test/helpers/client.js";
+import type { Recorder } from "./measure.js";
+import { propertyBag, type Language, type ProviderSet } from "./payloads.js";
+
+export interface Sizes {
+  /** Launches per plugin for the start-up workload (median reported). */
+  launches: number;
+  trivial: number;
+  io: number;
+  cpu: number;
+  /** Resources taken through the whole cycle. */
+  cycle: number;
+  distinct: number;
+  /** Property-bag sizes of the opt-in payload workload, in bytes. */
+  payloadBytes: number[];
+  /** Sequential round trips per payload size. */
+  payloadReps: (bytes: number) => number;
+  /**
+   * Unmeasured requests sent first to every freshly launched plugin (the
+   * cycle warms with as many requests, the distinct workload with the trivial
+   * provider): workers started, providers loaded, the JIT warm. Throughput is
+   * steady-state; the start-up workload is where cold costs show.
+   */
+  warmup: number;
+  /** Time bound of each (plugin, workload) after the launch, in ms. */
+  boundMs: number;
+}
+
+export const FULL: Sizes = {
+  launches: 7,
+  trivial: 500,
+  io: 500,
+  cpu: 500,
+  cycle: 200,
+  distinct: 1000,
+  payloadBytes: [1024, 64 * 1024, 1024 * 1024, 10 * 1024 * 1024],
+  payloadReps: (bytes) => (bytes >= 10 * 1024 * 1024 ? 5 : bytes >= 1024 * 1024 ? 10 : 40),
+  warmup: 500,
+  boundMs: 90_000,
+};
+
+export const SMOKE: Sizes = {
+  launches: 1,
+  trivial: 24,
+  io: 32,
+  cpu: 8,
+  cycle: 16,
+  distinct: 12,
+  payloadBytes: [1024, 64 * 1024],
+  payloadReps: () => 3,
+  warmup: 16,
+  boundMs: 20_000,
+};
+
+/** What a workload's requests are built from, for one plugin. */
+export interface Target {
+  /** The client generated from @pulumi/pulumi's stubs (ProviderClient.raw). */
+  raw: any;
+  language: Language;
+  providers: ProviderSet;
+}
+
+type Task = (i: number, rec: Recorder) => Promise<unknown>;
+
+export interface Prepared {
+  /** Run first, unmeasured: starts workers, loads the provider, warms the JIT. */
+  warmup?: { n: number; concurrency: number; task: Task };
+  task: Task;
+}
+
+export interface LoadWorkload {
+  id: string;
+  title: string;
+  /** Units of work (a unit of the cycle is one resource: 5 requests). */
+  n: number;
+  concurrency: number;
+  requestsPerUnit: number;
+  prepare(t: Target): Prepared;
+}
+
+export const STARTUP = { id: "startup", title: "spawn → port line, and spawn → GetPluginInfo, Configure, first Create answered (median of launches)" };
+
+const typeOf = (language: Language) => (language === "python" ? "pulumi-python:dynamic:Resource" : "pulumi-nodejs:dynamic:Resource");
+const urnOf = (t: Target, name: string) => `urn:pulumi:bench::bench::${typeOf(t.language)}::${name}`;
+const struct = (o: Record<string, unknown>) => pb.structPb.Struct.fromJavaScript(o);
+
+export function createRequest(t: Target, name: string, properties: Record<string, unknown>): any {
+  const req = new pb.provider.CreateRequest();
+  req.setUrn(urnOf(t, name));
+  req.setType(typeOf(t.language));
+  req.setName(name);
+  req.setProperties(struct(properties));
+  return req;
+}
+
+export function configureRequest(): any {
+  const req = new pb.provider.ConfigureRequest();
+  req.setArgs(struct({}));
+  req.setAcceptsecrets(true);
+  req.setAcceptresources(true);
+  return req;
+}
+
+/** `n` Creates (after `warm` more of the same) of one provider with fixed properties. */
+function creates(
+  id: string,
+  title: string,
+  n: number,
+  concurrency: number,
+  warm: number,
+  props: (t: Target) => Record<string, unknown>,
+): LoadWorkload {
+  return {
+    id,
+    title,
+    n,
+    concurrency,
+    requestsPerUnit: 1,
+    prepare(t) {
+      const reqs = Array.from({ length: n }, (_, i) => createRequest(t, `r${i}`, props(t)));
+      const warmReqs = Array.from({ length: warm }, (_, i) => createRequest(t, `warm${i}`, props(t)));
+      return {
+        warmup: { n: warm, concurrency, task: (i, rec) => rec.call(t.raw, "create", warmReqs[i]) },
+        task: (i, rec) => rec.call(t.raw, "create", reqs[i]),
+      };
+    },
+  };
+}
+
+/** check → create → diff → update → delete for `n` resources, `concurrency` resources at a time. */
+function cycle(n: number, concurrency: number, warmRequests: number): LoadWorkload {
+  const warm = Math.max(concurrency, Math.ceil(warmRequests / 5));
+  return {
+    id: `cycle-c${concurrency}`,
+    title: `check → create → diff → update → delete of ${n} resources at concurrency ${concurrency}`,
+    n,
+    concurrency,
+    requestsPerUnit: 5,
+    prepare(t) {
+      const build = (k: number) => {
+        const name = `r${k}`;
+        const urn = urnOf(t, name);
+        const id = `crud-${k}`;
+        const olds = { __provider: t.providers.crud, n: k };
+        const news = { __provider: t.providers.crud, n: k + 1 };
+        const check = new pb.provider.CheckRequest();
+        check.setUrn(urn);
+        check.setName(name);
+        check.setType(typeOf(t.language));
+        check.setOlds(struct({}));
+        check.setNews(struct(olds));
+        const create = createRequest(t, name, olds);
+        const diff = new pb.provider.DiffRequest();
+        diff.setUrn(urn);
+        diff.setId(id);
+        diff.setOlds(struct(olds));
+        diff.setNews(struct(news));
+        diff.setOldInputs(struct(olds));
+        const update = new pb.provider.UpdateRequest();
+        update.setUrn(urn);
+        update.setId(id);
+        update.setOlds(struct(olds));
+        update.setNews(struct(news));
+        update.setOldInputs(struct(olds));
+        const del = new pb.provider.DeleteRequest();
+        del.setUrn(urn);
+        del.setId(id);
+        del.setProperties(struct(news));
+        del.setOldInputs(struct(news));
+        return [
+          ["check", check],
+          ["create", create],
+          ["diff", diff],
+          ["update", update],
+          ["delete", del],
+        ] as const;
+      };
+      const steps = Array.from({ length: n + warm }, (_, k) => build(k));
+      const run = async (k: number, rec: Recorder) => {
+        for (const [method, req] of steps[k]) if (!(await rec.call(t.raw, method, req))) return;
+      };
+      return { warmup: { n: warm, concurrency, task: (i, rec) => run(n + i, rec) }, task: run };
+    },
+  };
+}
+
+/** One Create for each of `n` distinct providers (each loaded and cached once). */
+function distinct(n: number, concurrency: number, warm: number): LoadWorkload {
+  return {
+    id: "distinct",
+    title: `${n} distinct providers (distinct payloads), one Create each, concurrency ${concurrency}`,
+    n,
+    concurrency,
+    requestsPerUnit: 1,
+    prepare(t) {
+      // The ceiling ignores __provider: it gets the Node texts.
+      const reqs = t.providers.distinct.map((text, i) => createRequest(t, `d${i}`, { __provider: text }));
+      // Warm with another provider: workers up and the SDK loaded, no distinct provider cached yet.
+      const warmReqs = Array.from({ length: warm }, (_, i) => createRequest(t, `warm${i}`, { __provider: t.providers.trivial }));
+      return {
+        warmup: { n: warmReqs.length, concurrency, task: (i, rec) => rec.call(t.raw, "create", warmReqs[i]) },
+        task: (i, rec) => rec.call(t.raw, "create", reqs[i]),
+      };
+    },
+  };
+}
+
+export function sizeLabel(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)}MiB` : `${bytes / 1024}KiB`;
+}
+
+/** Sequential Creates of an echoing provider with a property bag of `bytes`: it travels both ways. */
+function payload(bytes: number, reps: number, warm: number): LoadWorkload {
+  return {
+    id: `payload-${sizeLabel(bytes)}`,
+    title: `${reps} Creates (concurrency 1) of an echoing provider with a ${sizeLabel(bytes)} property bag, echoed back`,
+    n: reps,
+    concurrency: 1,
+    requestsPerUnit: 1,
+    prepare(t) {
+      const bag = propertyBag(bytes);
+      const req = createRequest(t, "big", { __provider: t.providers.echo, ...bag });
+      return {
+        warmup: { n: Math.max(1, Math.min(warm, reps)), concurrency: 1, task: (_i, rec) => rec.call(t.raw, "create", req) },
+        task: (_i, rec) => rec.call(t.raw, "create", req),
+      };
+    },
+  };
+}
+
+/** The workloads of issue 5 in order, then the opt-in payload-size ones (run with --only payload). */
+export function loadWorkloads(s: Sizes): { standard: LoadWorkload[]; optIn: LoadWorkload[] } {
+  const trivial = (t: Target) => ({ __provider: t.providers.trivial });
+  return {
+    standard: [
+      ...[1, 8, 32].map((c) => creates(`trivial-c${c}`, `${s.trivial} trivial Creates at concurrency ${c}`, s.trivial, c, s.warmup, trivial)),
+      creates("io-c32", `${s.io} IO-bound Creates (each waits 20 ms) at concurrency 32`, s.io, 32, s.warmup, (t) => ({
+        __provider: t.providers.io,
+        seconds: 0.02,
+      })),
+      creates("cpu-c8", `${s.cpu} CPU-bound Creates (each hashes for 5 ms) at concurrency 8`, s.cpu, 8, s.warmup, (t) => ({
+        __provider: t.providers.cpu,
+        seconds: 0.005,
+      })),
+      cycle(s.cycle, 16, s.warmup),
+      distinct(s.distinct, 8, s.warmup),
+    ],
+    optIn: s.payloadBytes.map((b) => payload(b, s.payloadReps(b), s.warmup)),
+  };
+}

@@ -1,0 +1,92 @@
+// The benchmark keeps working: `node dist/bench/run.js --smoke` with every
+// workload (the opt-in payload ones too) runs against all five plugins and
+// writes JSON with a result for each plugin × workload in which every request
+// was answered OK. Nothing here looks at how fast anything was: this is a
+// shared 2-core machine, and the full bench (`npm run bench`) is a separate
+// command whose numbers are read by people (docs/performance.md).
+import { expect } from "chai";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PLUGINS, type Report } from "../bench/report.js";
+import { loadWorkloads, SMOKE, STARTUP } from "../bench/workloads.js";
+import { REPO } from "./helpers/paths.js";
+
+describe("bench --smoke", function () {
+  this.timeout(300_000);
+  let dir: string;
+  let report: Report;
+  let stdout = "";
+  let stderr = "";
+  const { standard, optIn } = loadWorkloads(SMOKE);
+  const workloadIds = [STARTUP.id, ...standard.map((w) => w.id), ...optIn.map((w) => w.id)];
+
+  before(async function () {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-smoke-"));
+    const out = path.join(dir, "smoke.json");
+    const child = spawn(process.execPath, [`${REPO}dist/bench/run.js`, "--smoke", "--only", "startup,trivial,io,cpu,cycle,distinct,payload", "--out", out], {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+    expect(code, `bench exited with ${code}; stderr:\n${stderr}`).to.equal(0);
+    report = JSON.parse(fs.readFileSync(out, "utf8")) as Report;
+  });
+
+  after(function () {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lists every plugin and every workload", function () {
+    expect(report.plugins.map((p) => p.id)).to.deep.equal(PLUGINS.map((p) => p.id));
+    expect(report.workloads.map((w) => w.id)).to.deep.equal(workloadIds);
+    expect(report.meta.smoke).to.equal(true);
+  });
+
+  it("has a result for each plugin × workload in which every request was answered OK", function () {
+    for (const plugin of PLUGINS) {
+      for (const workload of workloadIds) {
+        const where = `${plugin.id} × ${workload}`;
+        const r = report.results.filter((x) => x.plugin === plugin.id && x.workload === workload);
+        expect(r, where).to.have.length(1);
+        const [result] = r;
+        expect(result.aborted, `${where}: ${result.aborted}`).to.equal(undefined);
+        expect(result.failed, `${where}: ${result.firstError}`).to.equal(0);
+        expect(result.requests, where).to.be.greaterThan(0);
+        expect(result.ok, where).to.equal(result.requests);
+        expect(result.peakRssMiB, where).to.be.greaterThan(0);
+        if (workload === STARTUP.id) {
+          expect(result.portMs, where).to.be.greaterThan(0);
+          expect(result.firstCreateMs, where).to.be.greaterThan(result.portMs!);
+        } else {
+          expect(result.throughput, where).to.be.greaterThan(0);
+          expect(result.p50Ms, where).to.be.greaterThan(0);
+          expect(result.p99Ms, where).to.be.at.least(result.p50Ms!);
+        }
+      }
+    }
+  });
+
+  it("gives ratios to both references and to the ceiling", function () {
+    for (const result of report.results) {
+      expect(Object.keys(result.ratios ?? {}).sort(), `${result.plugin} × ${result.workload}`).to.deep.equal(["ceiling", "node-ref", "python-ref"]);
+      for (const v of Object.values(result.ratios!)) expect(v).to.be.greaterThan(0);
+    }
+    const self = report.results.find((r) => r.plugin === "ceiling" && r.workload === "trivial-c8");
+    expect(self?.ratios?.ceiling).to.equal(1);
+  });
+
+  it("prints one table per workload", function () {
+    for (const id of workloadIds) expect(stdout).to.include(`${id} — `);
+    expect(stdout).to.include("×Node ref");
+  });
+
+  it("records the distinct providers' memory as they load", function () {
+    const r = report.results.find((x) => x.plugin === "ours-python" && x.workload === "distinct");
+    const quarter = Math.floor(SMOKE.distinct / 4);
+    expect(r?.rssByProviders?.map((s) => s.providers)).to.deep.equal([1, 2, 3, 4].map((k) => k * quarter));
+  });
+});
