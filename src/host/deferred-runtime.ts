@@ -12,11 +12,6 @@ export class DeferredRuntime implements DynamicRuntime {
     this.ready.catch(() => undefined);
   }
 
-  /** Resolves once the implementation is loaded. */
-  get whenReady(): Promise<DynamicRuntime> {
-    return this.ready;
-  }
-
   async configure(args: Bag) {
     return (await this.ready).configure(args);
   }

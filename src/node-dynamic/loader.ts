@@ -60,10 +60,6 @@ export class ProviderLoader {
     return provider;
   }
 
-  get size(): number {
-    return this.cache.size;
-  }
-
   private evaluate(text: string): NodeProvider {
     const name = `pulumi-dynamic-provider/${createHash("sha256").update(text).digest("hex").slice(0, 12)}.js`;
     let fn: Function;

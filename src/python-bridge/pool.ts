@@ -85,11 +85,6 @@ export class WorkerPool {
     return Promise.race([this.slot(0).worker.started.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
   }
 
-  /** Worker processes alive now (for tests and logs). */
-  get pids(): number[] {
-    return this.slots.filter((s): s is Slot => s !== undefined && s.worker.alive).map((s) => s.worker.pid);
-  }
-
   cancelAll(): void {
     for (const s of this.slots) if (s && s.worker.alive) s.worker.conn.cancelAll();
   }
