@@ -4,10 +4,10 @@
 // that no test passes on two equally wrong answers. Where we deliberately differ
 // (docs/parity.md), the test is marked [difference] and pins both behaviours.
 import { expect } from "chai";
-import { launchPair, type Plugin } from "../helpers/plugin.js";
-import { both, type Pair } from "../helpers/pair.js";
+import type { Plugin } from "../helpers/plugin.js";
+import { both, usePair, type Pair } from "../helpers/pair.js";
 import { nodeProvider, UNKNOWN } from "../helpers/payloads.js";
-import { nodeUrn, type Outcome, type ProviderClient } from "../helpers/client.js";
+import { EMPTY_DIFF_VIEW, nodeUrn, type Outcome, type ProviderClient } from "../helpers/client.js";
 
 
 interface StderrMark {
@@ -77,13 +77,7 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
   });
 
   describe("Check", function () {
-    const pair = {} as Pair;
-    before(async function () {
-      Object.assign(pair, await launchPair());
-    });
-    after(async function () {
-      await Promise.all([pair.ours?.stop(), pair.ref?.stop()]);
-    });
+    const pair = usePair();
 
     it("15 check_default_passthrough: without check, inputs are news exactly (nulls and nesting kept) and no failures", async function () {
       for (const provider of [createOnly, empty]) {
@@ -283,23 +277,8 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
   });
 
   describe("Diff", function () {
-    const pair = {} as Pair;
-    before(async function () {
-      Object.assign(pair, await launchPair());
-    });
-    after(async function () {
-      await Promise.all([pair.ours?.stop(), pair.ref?.stop()]);
-    });
+    const pair = usePair();
 
-    const EMPTY_DIFF = {
-      replacesList: [],
-      stablesList: [],
-      deletebeforereplace: false,
-      changes: 0,
-      diffsList: [],
-      detaileddiffMap: [],
-      hasdetaileddiff: false,
-    };
 
     const diff = (news: Record<string, unknown>, olds: Record<string, unknown> = { __provider: scripted, a: 1 }) =>
       both(pair, (c) => c.diff({ urn: nodeUrn("d"), id: "id1", olds, news, oldInputs: { __provider: scripted, a: 1 } }));
@@ -310,7 +289,7 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
         expect(o).to.deep.equal(r);
         expect(o.code).to.equal(0);
         expect(o.bytes).to.equal("");
-        expect(o.view).to.deep.equal(EMPTY_DIFF);
+        expect(o.view).to.deep.equal(EMPTY_DIFF_VIEW);
       }
     });
 
@@ -329,7 +308,7 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
       it(`25 diff_changes_matrix: changes ${shown} gives ${["DIFF_UNKNOWN", "DIFF_NONE", "DIFF_SOME"][want]}`, async function () {
         const [o, r] = await diff({ __provider: scripted, changes: key });
         expect(o).to.deep.equal(r);
-        expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: want });
+        expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: want });
       });
     }
 
@@ -337,20 +316,20 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
       const [o, r] = await diff({ __provider: scripted, a: 2 });
       expect(o).to.deep.equal(r);
       expect(o.bytes).to.equal("");
-      expect(o.view).to.deep.equal(EMPTY_DIFF);
+      expect(o.view).to.deep.equal(EMPTY_DIFF_VIEW);
     });
 
     it("26 diff_replaces_dbr: replaces [\"a\"] and deleteBeforeReplace true are both set", async function () {
       const [o, r] = await diff({ __provider: scripted, changes: "T", replaces: ["a"], dbr: true });
       expect(o).to.deep.equal(r);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: 2, replacesList: ["a"], deletebeforereplace: true });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 2, replacesList: ["a"], deletebeforereplace: true });
     });
 
     it("26 diff_replaces_dbr: replaces [] and deleteBeforeReplace false leave both unset", async function () {
       const [plain] = await diff({ __provider: scripted, changes: "T" });
       const [o, r] = await diff({ __provider: scripted, changes: "T", replaces: [], dbr: false });
       expect(o).to.deep.equal(r);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: 2 });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 2 });
       expect(o.bytes).to.equal(plain.bytes);
     });
 
@@ -358,7 +337,7 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
       for (const dbr of [1, "yes"]) {
         const [o, r] = await diff({ __provider: scripted, changes: "T", replaces: "ab", dbr });
         expect(o, String(dbr)).to.deep.equal(r);
-        expect(o.view, String(dbr)).to.deep.equal({ ...EMPTY_DIFF, changes: 2, replacesList: ["a", "b"], deletebeforereplace: true });
+        expect(o.view, String(dbr)).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 2, replacesList: ["a", "b"], deletebeforereplace: true });
       }
     });
 
@@ -366,7 +345,7 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
       const [plain] = await diff({ __provider: scripted, changes: "F" });
       const [o, r] = await diff({ __provider: scripted, changes: "F", stables: ["x"] });
       expect(o).to.deep.equal(r);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: 1 });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 1 });
       expect(o.bytes).to.equal(plain.bytes);
     });
 
@@ -376,13 +355,13 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
         c.diff({ urn: nodeUrn("d28"), id: "id1", olds, news: { __provider: scripted, echoOlds: true }, oldInputs: { __provider: scripted, in1: 1, shared: 2 } }),
       );
       expect(o).to.deep.equal(r);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, replacesList: ["out1", "shared"] });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, replacesList: ["out1", "shared"] });
     });
 
     it("29 diff_unknown_provider: an unknown news.__provider loads the provider from olds", async function () {
       const [o, r] = await diff({ __provider: UNKNOWN, changes: "T", replaces: ["a"] }, { __provider: scripted, a: 1 });
       expect(o).to.deep.equal(r);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: 2, replacesList: ["a"] });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 2, replacesList: ["a"] });
     });
 
     it("29 diff_unknown_provider [difference]: unknown news.__provider and none in olds is named, not echoed", async function () {
@@ -433,13 +412,7 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
   });
 
   describe("Create", function () {
-    const pair = {} as Pair;
-    before(async function () {
-      Object.assign(pair, await launchPair());
-    });
-    after(async function () {
-      await Promise.all([pair.ours?.stop(), pair.ref?.stop()]);
-    });
+    const pair = usePair();
 
     const create = (properties: Record<string, unknown>, urn = nodeUrn("cr")) =>
       both(pair, (c) => c.create({ urn, properties }));

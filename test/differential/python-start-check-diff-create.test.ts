@@ -18,11 +18,11 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { ProviderClient, type Outcome, type Props } from "../helpers/client.js";
+import { EMPTY_DIFF_VIEW, ProviderClient, type Outcome, type Props } from "../helpers/client.js";
 import { FIXTURES, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { pythonProvider, UNKNOWN } from "../helpers/payloads.js";
 import { ENGINE_ADDRESS, launchPair, Plugin, type LaunchOptions } from "../helpers/plugin.js";
-import { both, type Pair } from "../helpers/pair.js";
+import { both, usePair, type Pair } from "../helpers/pair.js";
 
 const PY_TYPE = "pulumi-python:dynamic:Resource";
 const urnOf = (name: string) => `urn:pulumi:dev::proj::${PY_TYPE}::${name}`;
@@ -50,16 +50,8 @@ const providerA = (name: string): string => pythonProvider(name, "python_provide
 // ------------------------------------------------------------------ pairs and stderr
 
 
-function usePair(opts: LaunchOptions = {}): Pair {
-  const pair = {} as Pair;
-  before(async function () {
-    Object.assign(pair, await pythonPair(opts));
-  });
-  after(async function () {
-    await Promise.all([pair.ours?.stop(), pair.ref?.stop()]);
-  });
-  return pair;
-}
+/** A Python pair for the enclosing describe. */
+const usePythonPair = (opts: LaunchOptions = {}): Pair => usePair(() => pythonPair(opts));
 
 interface StderrMark {
   ours: number;
@@ -496,7 +488,7 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
   });
 
   describe("protocol surface (rows 7–14)", function () {
-    const pair = usePair();
+    const pair = usePythonPair();
 
     it("7 getplugininfo_version: 0.1.0", async function () {
       const [o, r] = await both(pair, (c) => c.getPluginInfo());
@@ -559,7 +551,7 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
   });
 
   describe("Check (rows 15–23)", function () {
-    const pair = usePair();
+    const pair = usePythonPair();
     const check = (news: Props, olds: Props = {}, urn = urnOf("c")) => both(pair, (c) => c.check({ urn, olds, news }));
 
     it("15 check_default_passthrough: without check, inputs are news less null-valued keys (nested too; list nulls kept), no failures", async function () {
@@ -701,17 +693,8 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
   });
 
   describe("Diff (rows 24–30)", function () {
-    const pair = usePair();
+    const pair = usePythonPair();
 
-    const EMPTY_DIFF = {
-      replacesList: [],
-      stablesList: [],
-      deletebeforereplace: false,
-      changes: 0,
-      diffsList: [],
-      detaileddiffMap: [],
-      hasdetaileddiff: false,
-    };
 
     const diff = (news: Props, olds: Props = { __provider: news.__provider as string, a: 1 }, urn = urnOf("d")) =>
       both(pair, (c) => c.diff({ urn, id: "id1", olds, news, oldInputs: { __provider: news.__provider as string, a: 1 } }));
@@ -720,7 +703,7 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
       const [o, r] = await diff({ __provider: minimal, a: 2 });
       expect(o).to.deep.equal(r);
       expect(o).to.deep.include({ code: 0, bytes: "" });
-      expect(o.view).to.deep.equal(EMPTY_DIFF);
+      expect(o.view).to.deep.equal(EMPTY_DIFF_VIEW);
     });
 
     // changes as the provider returns it -> DiffResponse.changes (Python: None is UNKNOWN, else truthiness, D12).
@@ -743,14 +726,14 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
         const provider = news.__provider === "scripted" ? scripted : shapes;
         const [o, r] = await diff({ ...news, __provider: provider });
         expect(o).to.deep.equal(r);
-        expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: want });
+        expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: want });
       });
     }
 
     it("26 diff_replaces_dbr: replaces [\"a\"] and delete_before_replace True are both set", async function () {
       const [o, r] = await diff({ __provider: scripted, changes: "T", replaces: ["a"], dbr: true });
       expect(o).to.deep.equal(r);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: 2, replacesList: ["a"], deletebeforereplace: true });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 2, replacesList: ["a"], deletebeforereplace: true });
     });
 
     it("26 diff_replaces_dbr: replaces [] and delete_before_replace False leave both unset (same bytes as neither)", async function () {
@@ -758,14 +741,14 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
       const [o, r] = await diff({ __provider: scripted, changes: "T", replaces: [], dbr: false });
       expect(o).to.deep.equal(r);
       expect(plain).to.deep.equal(plainRef);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: 2 });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 2 });
       expect(o.bytes).to.equal(plain.bytes);
     });
 
     it("26 diff_replaces_dbr: a replaces str is taken character by character (protobuf extend)", async function () {
       const [o, r] = await diff({ __provider: scripted, changes: "T", replaces: "ab", dbr: true });
       expect(o).to.deep.equal(r);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: 2, replacesList: ["a", "b"], deletebeforereplace: true });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 2, replacesList: ["a", "b"], deletebeforereplace: true });
     });
 
     it("26 diff_replaces_dbr: protobuf's type rules reject a float or str deleteBeforeReplace and non-str replaces", async function () {
@@ -785,7 +768,7 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
       const [plain] = await diff({ __provider: scripted, changes: "F" });
       const [o, r] = await diff({ __provider: shapes, mode: "stables" });
       expect(o).to.deep.equal(r);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: 1 });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 1 });
       expect(o.bytes).to.equal(plain.bytes);
     });
 
@@ -800,14 +783,14 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
         }),
       );
       expect(o).to.deep.equal(r);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, replacesList: ["__provider", "out1", "shared"] });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, replacesList: ["__provider", "out1", "shared"] });
     });
 
     it("29 diff_unknown_provider [difference]: D1, ours loads the provider from olds; the reference b64decodes the Unknown", async function () {
       const [o, r] = await diff({ __provider: UNKNOWN, changes: "T", replaces: ["a"] }, { __provider: scripted, a: 1 });
       expectReferenceTraceback(r, DECODE_UNKNOWN);
       expect(o.code, o.details).to.equal(0);
-      expect(o.view).to.deep.equal({ ...EMPTY_DIFF, changes: 2, replacesList: ["a"] });
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 2, replacesList: ["a"] });
     });
 
     it("29 diff_unknown_provider [difference]: an unknown news.__provider and none in olds is named (reference: the same TypeError)", async function () {
@@ -834,7 +817,7 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
   });
 
   describe("Create (rows 31–37)", function () {
-    const pair = usePair();
+    const pair = usePythonPair();
     const create = (properties: Props, urn = urnOf("cr")) => both(pair, (c) => c.create({ urn, properties }));
     const createFrame = { file: SCRIPTED_FILE, code: 'act(props, "create")', name: "create" };
 
@@ -905,7 +888,7 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
   });
 
   describe("concurrency and context (rows 70, 69)", function () {
-    const pair = usePair();
+    const pair = usePythonPair();
 
     it("70 python_fresh_context_per_rpc: a ContextVar set by one RPC is unset in the next, in the same process and provider", async function () {
       const probe = providerA("contextprobe");

@@ -209,6 +209,17 @@ function decodeInitFailed(bin: Buffer): InitFailedView {
   };
 }
 
+/** The view (google-protobuf toObject) of a DiffResponse with every field unset: DIFF_UNKNOWN and nothing else. */
+export const EMPTY_DIFF_VIEW = {
+  replacesList: [],
+  stablesList: [],
+  deletebeforereplace: false,
+  changes: 0,
+  diffsList: [],
+  detaileddiffMap: [],
+  hasdetaileddiff: false,
+};
+
 /** A URN for a Node dynamic resource named `name`. */
 export function nodeUrn(name: string, type = "pulumi-nodejs:dynamic:Resource"): string {
   return `urn:pulumi:dev::proj::${type}::${name}`;

@@ -1,6 +1,6 @@
 // Our plugin and a reference side by side: one request, two answers.
 import type { Outcome, ProviderClient } from "./client.js";
-import type { Plugin } from "./plugin.js";
+import { launchPair, type Plugin } from "./plugin.js";
 
 export interface Pair {
   ours: Plugin;
@@ -16,4 +16,19 @@ export async function both(pair: Pair, send: (c: ProviderClient) => Promise<Outc
 /** Runs `f` on both plugins at once; resolves with [ours, reference]. */
 export function onBoth<T>(ours: Plugin, ref: Plugin, f: (p: Plugin) => Promise<T>): Promise<[T, T]> {
   return Promise.all([f(ours), f(ref)]);
+}
+
+/**
+ * A pair started before the enclosing mocha `describe` and stopped after it
+ * (the object is filled in when the hook runs).
+ */
+export function usePair(launch: () => Promise<Pair> = () => launchPair()): Pair {
+  const pair = {} as Pair;
+  before(async function () {
+    Object.assign(pair, await launch());
+  });
+  after(async function () {
+    await Promise.all([pair.ours?.stop(), pair.ref?.stop()]);
+  });
+  return pair;
 }
