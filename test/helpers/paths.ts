@@ -8,7 +8,7 @@ export const NODE_PROGRAM = `${FIXTURES}node-program`;
 export const OUR_NODE_PLUGIN = `${REPO}bin/pulumi-resource-pulumi-nodejs`;
 export const OUR_PYTHON_PLUGIN = `${REPO}bin/pulumi-resource-pulumi-python`;
 /** The benchmark's calibration plugin, as compiled by `npm run build`. */
-export const CEILING_PLUGIN = `${REPO}dist/bench/ceiling-plugin.js`;
+export const CEILING_PLUGIN = `${REPO}dist/bundle/bench/ceiling-plugin.js`;
 export const REFERENCE_NODE_PLUGIN = `${REPO}node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js`;
 /** The program directory Python plugins run in (it holds the program-local module provider.py). */
 export const PYTHON_PROGRAM = `${FIXTURES}python-program`;
