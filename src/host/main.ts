@@ -4,12 +4,10 @@
 import path from "node:path";
 import { fstatSync } from "node:fs";
 import { parsePluginArgs } from "./args.js";
-import { runCli } from "./cli.js";
 import { log, setVerbosity } from "./log.js";
 import { modeForBinary, type Mode } from "./modes.js";
 import { pluginVersion } from "./plugin-info.js";
 import type { DynamicRuntime } from "./runtime.js";
-import { startServer } from "./server.js";
 import { DeferredRuntime } from "./deferred-runtime.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
@@ -35,21 +33,27 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
       process.stderr.write(resolved.stderr.map((l) => `${l}\n`).join(""));
       process.exit(resolved.exitCode);
     }
-    // The bridge (execa, zod, pickleparser) loads after the port line; its first worker starts at once.
+    // The first worker starts right after the port line (workers share our
+    // stdout, and nothing may come before the port line there), as soon as
+    // execa is loaded; the rest of the bridge (zod, pickleparser, the pool)
+    // loads while that worker is still importing pulumi.
     let begin!: () => void;
     const go = new Promise<void>((resolve) => (begin = resolve));
     startPython = begin;
     runtime = new DeferredRuntime("python", async () => {
       await go;
+      const { spawnWorker } = await import("../python-bridge/spawn.js");
+      const first = spawnWorker(resolved.interpreter, cwd);
       const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }] = await Promise.all([
         import("../python-bridge/pool.js"),
         import("../python-bridge/runtime.js"),
       ]);
       const pool = new WorkerPool({ interpreter: resolved.interpreter, cwd, size: defaultPoolSize() });
-      pool.warm();
+      pool.warm(first);
       return new PythonRuntime(pool);
     });
   }
+  const { startServer } = await import("./server.js");
   let version: string | undefined;
   const { server, port } = await startServer({
     mode,
@@ -59,7 +63,6 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   // The engine reads this one line byte by byte; it must be the first thing on stdout.
   process.stdout.write(`${port}\n`);
   log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
-  // Started after the port line (workers share our stdout), without waiting for it.
   startPython?.();
 
   // On a signal, release the runtime's processes, then end as the reference of
@@ -102,5 +105,6 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
   const invoked = path.basename(argv[1] ?? "");
   const mode = modeForBinary(invoked);
   if (mode) return serve(mode, argv.slice(2));
+  const { runCli } = await import("./cli.js");
   process.exitCode = await runCli(argv.slice(2));
 }

@@ -10,7 +10,8 @@
 import { availableParallelism } from "node:os";
 import type { RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
-import { WorkerProcess, workerSettings, type ReadyInfo } from "./worker-process.js";
+import { workerSettings, type WorkerChild } from "./spawn.js";
+import { WorkerProcess, type ReadyInfo } from "./worker-process.js";
 
 export interface PoolOptions {
   interpreter: Interpreter;
@@ -42,9 +43,12 @@ export class WorkerPool {
     this.slots = new Array(opts.size).fill(undefined);
   }
 
-  /** Starts worker 0 now, so the first request does not pay for `import pulumi`. */
-  warm(): void {
-    this.slot(0);
+  /**
+   * Starts worker 0 now, so the first request does not pay for `import pulumi`;
+   * `child` is one the host already spawned for it.
+   */
+  warm(child?: WorkerChild): void {
+    this.slot(0, child);
   }
 
   /** Stores the stack config and hands it to every live worker. */
@@ -112,10 +116,10 @@ export class WorkerPool {
   }
 
   /** The slot at `i`, starting a worker there if it has none or its worker died. */
-  private slot(i: number): Slot {
+  private slot(i: number, child?: WorkerChild): Slot {
     const existing = this.slots[i];
     if (existing && existing.worker.alive) return existing;
-    const worker = new WorkerProcess(this.opts.interpreter, this.opts.cwd, i);
+    const worker = new WorkerProcess(this.opts.interpreter, this.opts.cwd, i, child);
     const configured =
       this.config === undefined
         ? Promise.resolve()

@@ -5,48 +5,15 @@
 // is the JSON-RPC channel. When the process exits, every request in flight on
 // it fails at once with an error that names the resource, the method, how the
 // worker ended and what it last printed.
-import { execa } from "execa";
-import { fileURLToPath } from "node:url";
 import type { Duplex } from "node:stream";
 import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
 import { describeRequest, RpcConnection, type RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
 import { readySchema } from "./protocol.js";
-
-export const WORKER_SCRIPT = fileURLToPath(new URL("../../../python-stub/worker.py", import.meta.url));
-
-/**
- * Knobs, from the environment: the worker script (for diagnosing a worker of
- * your own), and how often a busy worker is health-checked and how long it may
- * take to answer before it is considered hung and replaced.
- */
-export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
-  const ms = (name: string, dflt: number) => {
-    const v = Number(env[name]);
-    return Number.isFinite(v) && v > 0 ? v : dflt;
-  };
-  return {
-    script: env.PULUMI_DYNAMIC_HOST_WORKER_SCRIPT || WORKER_SCRIPT,
-    pingIntervalMs: ms("PULUMI_DYNAMIC_HOST_PING_INTERVAL_MS", 10_000),
-    pingTimeoutMs: ms("PULUMI_DYNAMIC_HOST_PING_TIMEOUT_MS", 30_000),
-  };
-}
+import { spawnWorker, workerSettings, type WorkerChild } from "./spawn.js";
 
 const STDERR_LINES_KEPT = 20;
-
-function spawnWorker(interpreter: Interpreter, cwd: string, script: string) {
-  return execa(interpreter.python, ["-u", script], {
-    cwd,
-    env: { ...interpreter.env, PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" },
-    extendEnv: false,
-    stdio: ["ignore", "inherit", "pipe", "pipe"],
-    buffer: false,
-    reject: false,
-    cleanup: true,
-    windowsHide: true,
-  });
-}
 
 export interface WorkerExit {
   code: number | null;
@@ -68,7 +35,7 @@ export class WorkerProcess {
   /** Settles with the worker's versions once it reported ready, or fails if it exits first. */
   readonly started: Promise<ReadyInfo>;
   private onStarted!: { resolve(info: ReadyInfo): void; reject(err: Error): void };
-  private readonly child: ReturnType<typeof spawnWorker>;
+  private readonly child: WorkerChild;
   private stderrTail: string[] = [];
   private partialLine = "";
   private exit?: WorkerExit;
@@ -76,10 +43,11 @@ export class WorkerProcess {
   private pinging = false;
   private readonly healthTimer: NodeJS.Timeout;
 
-  constructor(interpreter: Interpreter, cwd: string, readonly index: number, settings = workerSettings()) {
+  /** `child`: a worker already spawned (by `spawnWorker`) for this slot; otherwise one is spawned here. */
+  constructor(interpreter: Interpreter, cwd: string, readonly index: number, child?: WorkerChild, settings = workerSettings()) {
     this.started = new Promise<ReadyInfo>((resolve, reject) => (this.onStarted = { resolve, reject }));
     this.started.catch(() => undefined);
-    this.child = spawnWorker(interpreter, cwd, settings.script);
+    this.child = child ?? spawnWorker(interpreter, cwd, settings.script);
     this.pid = this.child.pid ?? -1;
     this.child.stderr!.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
@@ -97,6 +65,9 @@ export class WorkerProcess {
         else this.kill();
       },
     );
+    // spawnWorker leaves both paused so nothing is lost before these listeners exist.
+    this.child.stderr!.resume();
+    channel.resume();
     this.healthTimer = setInterval(() => void this.healthCheck(settings.pingTimeoutMs), settings.pingIntervalMs);
     this.healthTimer.unref();
     this.exited = this.child.then((r) => {

@@ -1,0 +1,53 @@
+// Starting a Python worker process, kept apart from the rest of the bridge so
+// the host can start its first worker right after the port line without
+// waiting for the bridge's other modules: the worker's own start-up (the
+// interpreter, then `import pulumi`, dill, grpc and protobuf: ~190 ms here)
+// then runs on the second core while those load.
+import { execa } from "execa";
+import { fileURLToPath } from "node:url";
+import type { Interpreter } from "./interpreter.js";
+
+export const WORKER_SCRIPT = fileURLToPath(new URL("../../../python-stub/worker.py", import.meta.url));
+
+/**
+ * Knobs, from the environment: the worker script (for diagnosing a worker of
+ * your own), and how often a busy worker is health-checked and how long it may
+ * take to answer before it is considered hung and replaced.
+ */
+export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
+  const ms = (name: string, dflt: number) => {
+    const v = Number(env[name]);
+    return Number.isFinite(v) && v > 0 ? v : dflt;
+  };
+  return {
+    script: env.PULUMI_DYNAMIC_HOST_WORKER_SCRIPT || WORKER_SCRIPT,
+    pingIntervalMs: ms("PULUMI_DYNAMIC_HOST_PING_INTERVAL_MS", 10_000),
+    pingTimeoutMs: ms("PULUMI_DYNAMIC_HOST_PING_TIMEOUT_MS", 30_000),
+  };
+}
+
+/**
+ * fd 1 is the host's stdout (user prints reach the engine unchanged, as under
+ * the reference); fd 2 is read by the host; fd 3 is the JSON-RPC channel.
+ */
+export function spawnWorker(interpreter: Interpreter, cwd: string, script = workerSettings().script) {
+  const child = execa(interpreter.python, ["-u", script], {
+    cwd,
+    env: { ...interpreter.env, PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" },
+    extendEnv: false,
+    stdio: ["ignore", "inherit", "pipe", "pipe"],
+    buffer: false,
+    reject: false,
+    cleanup: true,
+    windowsHide: true,
+  });
+  // With `buffer: false`, execa starts a stream nobody reads by the next turn
+  // of the event loop, and what flows out then is gone: the worker's first
+  // stderr lines, its $/ready. Paused, the streams keep every byte for the
+  // WorkerProcess that takes this child over and resumes them.
+  child.stderr!.pause();
+  (child.stdio[3] as unknown as NodeJS.ReadableStream).pause();
+  return child;
+}
+
+export type WorkerChild = ReturnType<typeof spawnWorker>;
