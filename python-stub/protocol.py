@@ -53,9 +53,13 @@ METHODS = {
     "ping": ([], [("pid", "int", True)]),
 }
 
-# Notifications (no id, no answer). host -> worker: $/cancel; worker -> host: $/ready.
+# Notifications (no id, no answer). host -> worker: $/cancel; worker -> host: $/ready, $/load.
 NOTIFICATIONS = {
     "$/cancel": [("id", "int", True)],
+    # While requests run: the process's CPU over the last interval, in thousandths of one core,
+    # and how many requests it has in hand. The host starts another worker only when every
+    # worker it has is held to one core by its interpreter lock.
+    "$/load": [("cpu", "int", True), ("active", "int", True)],
     "$/ready": [
         ("protocol", "int", True),
         ("python", "str", True),

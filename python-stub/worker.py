@@ -59,6 +59,7 @@ import base64  # noqa: E402
 import concurrent.futures  # noqa: E402
 import contextvars  # noqa: E402
 import threading  # noqa: E402
+import time  # noqa: E402
 import traceback  # noqa: E402
 
 import dill  # noqa: E402
@@ -359,6 +360,20 @@ class Worker:
         self.cancelled = set()
         self.lock = threading.Lock()
 
+    def report_load(self, interval):
+        """Sends $/load every `interval` seconds while requests run, and once more when they stop."""
+        last_cpu, last_wall, was_active = time.process_time(), time.monotonic(), False
+        while True:
+            time.sleep(interval)
+            cpu, wall = time.process_time(), time.monotonic()
+            permille = int(1000 * (cpu - last_cpu) / max(wall - last_wall, 1e-6))
+            last_cpu, last_wall = cpu, wall
+            with self.lock:
+                active = len(self.cancel_hooks)
+            if active or was_active:
+                self.channel.write({"jsonrpc": "2.0", "method": "$/load", "params": {"cpu": permille, "active": active}})
+            was_active = active > 0
+
     def serve(self):
         self.channel.write(
             {
@@ -373,6 +388,8 @@ class Worker:
                 },
             }
         )
+        interval = float(os.environ.get("PULUMI_DYNAMIC_HOST_LOAD_INTERVAL_MS", "250")) / 1000
+        threading.Thread(target=self.report_load, args=(interval,), name="pulumi-dynamic-host-load", daemon=True).start()
         while True:
             try:
                 msg = self.channel.read()

@@ -28,6 +28,60 @@ async function waitFor(cond: () => boolean, what: string, ms = 10_000): Promise<
   }
 }
 
+/**
+ * Keeps `concurrency` CPU-bound Creates (each spinning `seconds`) in flight until
+ * `enough` says stop or `max` have been sent; returns the pids that answered.
+ */
+async function spinWaves(p: Plugin, opts: { concurrency: number; seconds: number; max: number; enough: () => boolean }): Promise<number[]> {
+  const scripted = pythonProvider("scripted");
+  const pids: number[] = [];
+  let sent = 0;
+  const loop = async () => {
+    while (sent < opts.max && !opts.enough()) {
+      sent++;
+      const answer = await p.client.create({ urn: urn(`spin${sent}`), properties: { __provider: scripted, act: "spin", seconds: opts.seconds } });
+      expect(answer.code, answer.details).to.equal(0);
+      pids.push(answer.view.properties.pid as number);
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, loop));
+  return pids;
+}
+
+describe("python worker pool", function () {
+  let p: Plugin;
+  beforeEach(async function () {
+    p = await Plugin.launch("ours", { language: "python", env: { PULUMI_DYNAMIC_HOST_PYTHON_WORKERS: "2" } });
+  });
+  afterEach(async function () {
+    await p?.stop();
+  });
+
+  it("requests that wait (IO, sleeps) share one worker process, however many run at once", async function () {
+    const scripted = pythonProvider("scripted");
+    for (let wave = 0; wave < 3; wave++) {
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => p.client.create({ urn: urn(`sleep${wave}-${i}`), properties: { __provider: scripted, act: "sleep", seconds: 0.3 } })),
+      );
+      expect(answers.map((a) => a.code)).to.deep.equal(new Array(16).fill(0));
+    }
+    expect(workerPids(p)).to.have.length(1);
+  });
+
+  it("CPU-bound requests that queue behind one interpreter lock start a second worker, and both serve", async function () {
+    const pids = await spinWaves(p, { concurrency: 4, seconds: 0.05, max: 400, enough: () => workerPids(p).length >= 2 });
+    expect(workerPids(p)).to.have.length(2);
+    // Once both are up, requests go to both.
+    const after = await spinWaves(p, { concurrency: 4, seconds: 0.05, max: 24, enough: () => false });
+    expect(new Set(after).size, `pids that answered: ${[...new Set([...pids, ...after])]}`).to.equal(2);
+  });
+
+  it("one CPU-bound request at a time never starts a second worker", async function () {
+    await spinWaves(p, { concurrency: 1, seconds: 0.05, max: 30, enough: () => false });
+    expect(workerPids(p)).to.have.length(1);
+  });
+});
+
 describe("python worker faults", function () {
   describe("a worker that dies mid-request", function () {
     let p: Plugin;
@@ -221,13 +275,10 @@ describe("python worker faults", function () {
   });
 
   describe("no process outlives the host", function () {
-    /** A host with two busy workers: concurrent sleeps make the pool start its second process. */
+    /** A host with two workers: CPU-bound requests make the pool start its second process. */
     async function busyHost(opts: { pipeStdin?: boolean } = {}): Promise<{ p: Plugin; workers: number[] }> {
       const p = await Plugin.launch("ours", { language: "python", pipeStdin: opts.pipeStdin, env: { PULUMI_DYNAMIC_HOST_PYTHON_WORKERS: "2" } });
-      const scripted = pythonProvider("scripted");
-      await Promise.all(
-        Array.from({ length: 6 }, (_, i) => p.client.create({ urn: urn(`busy${i}`), properties: { __provider: scripted, act: "sleep", seconds: 0.3 } })),
-      );
+      await spinWaves(p, { concurrency: 4, seconds: 0.05, max: 400, enough: () => workerPids(p).length >= 2 });
       const workers = workerPids(p);
       expect(workers.length).to.equal(2);
       return { p, workers };

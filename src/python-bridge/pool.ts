@@ -3,12 +3,18 @@
 // so the engine's parallelism, not ours, is the limit.
 //
 // Routing: the live worker with the fewest requests in flight (lowest index on
-// a tie); a new worker is started only when every live one is busy and the pool
-// is not full. Sequential requests therefore all reach worker 0, which keeps the
-// reference's "configure once per provider" for ordinary programs; under load a
-// provider is loaded and configured once in each worker that serves it.
+// a tie). A new worker is started only when the pool is not full and every live
+// worker is held to one core by its interpreter lock: it has two or more
+// requests in hand and its last $/load report says its process used at least
+// 80 % of a core. Waiting requests (IO, sleeps, the engine's parallelism) never
+// start one: threads serve them in one process, so a deployment costs one
+// worker's memory unless its providers are CPU-bound. Sequential requests all
+// reach worker 0, which keeps the reference's "configure once per provider" for
+// ordinary programs; under CPU-bound load a provider is loaded and configured
+// once in each worker that serves it.
 import { availableParallelism } from "node:os";
 import type { RequestInfo } from "./connection.js";
+import { log } from "../host/log.js";
 import type { Interpreter } from "./interpreter.js";
 import { workerSettings, type WorkerChild } from "./spawn.js";
 import { WorkerProcess, type ReadyInfo } from "./worker-process.js";
@@ -21,6 +27,9 @@ export interface PoolOptions {
 }
 
 /** PULUMI_DYNAMIC_HOST_PYTHON_WORKERS, else one per core, at most 8. */
+/** A worker at or above this CPU (thousandths of one core) is limited by its interpreter lock. */
+const SATURATED_PERMILLE = 800;
+
 export function defaultPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   const configured = Number(env.PULUMI_DYNAMIC_HOST_PYTHON_WORKERS);
   if (Number.isInteger(configured) && configured >= 1) return configured;
@@ -101,8 +110,10 @@ export class WorkerPool {
   }
 
   private pick(): Slot {
+    const now = Date.now();
     let best: Slot | undefined;
     let free = -1;
+    let allSaturated = true;
     for (let i = 0; i < this.slots.length; i++) {
       const s = this.slots[i];
       if (!s || !s.worker.alive) {
@@ -110,9 +121,21 @@ export class WorkerPool {
         continue;
       }
       if (!best || s.inFlight < best.inFlight) best = s;
+      if (s.inFlight < 2 || s.worker.cpuPermille(now) < SATURATED_PERMILLE) allSaturated = false;
     }
-    if (!best || (best.inFlight > 0 && free >= 0)) return this.slot(free >= 0 ? free : 0);
+    if (!best) return this.slot(free >= 0 ? free : 0);
+    if (allSaturated && free >= 0) {
+      log(1, `starting python worker ${free}: every live worker has requests queued behind a busy interpreter (${this.describeLoad(now)})`);
+      return this.slot(free);
+    }
     return best;
+  }
+
+  private describeLoad(now: number): string {
+    return this.slots
+      .map((s, i) => (s && s.worker.alive ? `worker ${i}: ${s.inFlight} in flight, CPU ${s.worker.cpuPermille(now) / 10}%` : undefined))
+      .filter((d) => d !== undefined)
+      .join("; ");
   }
 
   /** The slot at `i`, starting a worker there if it has none or its worker died. */

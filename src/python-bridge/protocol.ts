@@ -45,6 +45,8 @@ export type Method = keyof typeof METHODS;
 export const NOTIFICATIONS = {
   "$/cancel": [["id", "int", true]],
   "$/ready": [["protocol", "int", true], ["python", "str", true], ["pulumi", "str", true], ["dill", "str", true], ["pid", "int", true]],
+  // While requests run: the worker's CPU over the last interval (thousandths of one core) and its requests in hand.
+  "$/load": [["cpu", "int", true], ["active", "int", true]],
 } as const satisfies Record<string, readonly FieldSpec[]>;
 
 /** JSON-RPC error codes: the standard ones and the worker's own. */
@@ -81,6 +83,7 @@ export const resultSchemas = Object.fromEntries(
 ) as Record<Method, z.ZodType<Record<string, unknown>>>;
 
 export const readySchema = objectSchema(NOTIFICATIONS["$/ready"]);
+export const loadSchema = objectSchema(NOTIFICATIONS["$/load"]);
 
 /** What the worker puts in `error.data` when the user's code (or loading it) failed. */
 export const userErrorData = z

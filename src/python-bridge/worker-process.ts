@@ -10,7 +10,7 @@ import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
 import { describeRequest, RpcConnection, type RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
-import { readySchema } from "./protocol.js";
+import { loadSchema, readySchema } from "./protocol.js";
 import { spawnWorker, workerSettings, type WorkerChild } from "./spawn.js";
 
 const STDERR_LINES_KEPT = 20;
@@ -27,6 +27,9 @@ export interface ReadyInfo {
   pid: number;
 }
 
+/** A $/load report is current for this long; after it, the worker counts as idle. */
+const LOAD_REPORT_TTL_MS = 1000;
+
 export class WorkerProcess {
   readonly conn: RpcConnection;
   readonly exited: Promise<WorkerExit>;
@@ -42,6 +45,7 @@ export class WorkerProcess {
   private hung?: string;
   private pinging = false;
   private readonly healthTimer: NodeJS.Timeout;
+  private load = { cpuPermille: 0, at: 0 };
 
   /** `child`: a worker already spawned (by `spawnWorker`) for this slot; otherwise one is spawned here. */
   constructor(interpreter: Interpreter, cwd: string, readonly index: number, child?: WorkerChild, settings = workerSettings()) {
@@ -86,6 +90,11 @@ export class WorkerProcess {
     return this.exit === undefined;
   }
 
+  /** The worker's CPU over its last reported interval (thousandths of one core); 0 once that report is stale. */
+  cpuPermille(now = Date.now()): number {
+    return now - this.load.at <= LOAD_REPORT_TTL_MS ? this.load.cpuPermille : 0;
+  }
+
   request(info: RequestInfo, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
     return this.conn.request(info, params, signal);
   }
@@ -120,6 +129,14 @@ export class WorkerProcess {
   }
 
   private onNotification(method: string, params: Record<string, unknown>): void {
+    if (method === "$/load") {
+      const load = loadSchema.safeParse(params);
+      if (load.success) {
+        this.load = { cpuPermille: load.data.cpu as number, at: Date.now() };
+        log(3, `python worker ${this.index}: CPU ${this.load.cpuPermille / 10}% over the last interval, ${load.data.active} requests in hand`);
+      }
+      return;
+    }
     if (method === "$/ready") {
       const ready = readySchema.safeParse(params);
       if (ready.success) {
