@@ -59,8 +59,10 @@ function parseArgs(argv: string[]): Options {
 
 const live = new Set<Plugin>();
 
+/** BENCH_HOST_NODE_OPTIONS: NODE_OPTIONS for our host only (e.g. V8 heap flags), to measure what they change. */
 async function launch(spec: PluginSpec): Promise<Plugin> {
-  const plugin = await Plugin.launch(spec.kind, { language: spec.language });
+  const hostNodeOptions = spec.kind === "ours" ? process.env.BENCH_HOST_NODE_OPTIONS : undefined;
+  const plugin = await Plugin.launch(spec.kind, { language: spec.language, ...(hostNodeOptions ? { env: { NODE_OPTIONS: hostNodeOptions } } : {}) });
   live.add(plugin);
   return plugin;
 }
