@@ -26,10 +26,10 @@ export interface PoolOptions {
   size: number;
 }
 
-/** PULUMI_DYNAMIC_HOST_PYTHON_WORKERS, else one per core, at most 8. */
 /** A worker at or above this CPU (thousandths of one core) is limited by its interpreter lock. */
 const SATURATED_PERMILLE = 800;
 
+/** PULUMI_DYNAMIC_HOST_PYTHON_WORKERS, else one per core, at most 8. */
 export function defaultPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   const configured = Number(env.PULUMI_DYNAMIC_HOST_PYTHON_WORKERS);
   if (Number.isInteger(configured) && configured >= 1) return configured;
