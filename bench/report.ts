@@ -50,6 +50,8 @@ export interface Result {
   firstCreateMs?: number;
   portSamples?: number[];
   firstCreateSamples?: number[];
+  /** Every measured pass when there were several (`rounds`); the fields above are the median one's. */
+  rounds?: RoundResult[];
   /** Distinct providers only: the group's RSS after each quarter of the providers. */
   rssByProviders?: { providers: number; rssMiB: number }[];
   /**
@@ -58,6 +60,14 @@ export interface Result {
    */
   ratios?: Record<string, number>;
   firstCreateRatios?: Record<string, number>;
+}
+
+/** One measured pass of a load workload. */
+export interface RoundResult {
+  wallMs: number;
+  throughput: number;
+  p50Ms: number;
+  p99Ms: number;
 }
 
 export interface WorkloadInfo {
@@ -128,10 +138,11 @@ export function formatReport(report: Report): string {
     } else {
       out.push(
         table(
-          ["plugin", "req/s", "p50 ms", "p99 ms", "RSS MiB", "CPU ms/req", ...baseCols],
+          ["plugin", "req/s", "spread", "p50 ms", "p99 ms", "RSS MiB", "CPU ms/req", ...baseCols],
           rows.map((r) => [
             label(r.plugin),
             num(r.throughput),
+            spread(r),
             num(r.p50Ms, 2),
             num(r.p99Ms, 2),
             num(r.peakRssMiB),
@@ -150,11 +161,25 @@ export function formatReport(report: Report): string {
     }
     out.push("");
   }
+  const rounds = (report.meta.sizes as { rounds?: number } | undefined)?.rounds ?? 1;
+  if (rounds > 1) {
+    out.push(
+      `req/s, p50, p99: the measured pass of median throughput, of ${rounds} passes after the warm-up (the distinct workload: one pass); ` +
+        "spread: half the range of the passes' throughput, over the median; every pass is in the JSON.",
+    );
+  }
   out.push("Ratios: how many times as fast as the baseline (>1 = faster): throughput over its throughput; for start-up its time over ours.");
   out.push("RSS: peak resident memory of the plugin's whole process group (host + workers), sampled from /proc every 20 ms.");
   out.push("CPU ms/req: user+system time of the plugin's process group during the measured requests, per request.");
   if (notes.length > 0) out.push("", "Notes:", ...notes.map((n) => `  ${n}`));
   return out.join("\n");
+}
+
+/** ±(max − min) / 2 of the passes' throughput, as a share of the shown one; "-" for a single pass. */
+function spread(r: Result): string {
+  if (!r.rounds || r.rounds.length < 2 || !r.throughput) return "-";
+  const t = r.rounds.map((p) => p.throughput);
+  return `±${((50 * (Math.max(...t) - Math.min(...t))) / r.throughput).toFixed(0)}%`;
 }
 
 export function writeJson(file: string, report: Report): void {

@@ -25,6 +25,12 @@ export interface Sizes {
    * steady-state; the start-up workload is where cold costs show.
    */
   warmup: number;
+  /**
+   * Measured passes of each repeatable workload after the warm-up; the table
+   * shows the pass of median throughput (a 500-request pass lasts 0.1–0.5 s on
+   * this shared machine, so one pass alone moves by ±20 % between runs).
+   */
+  rounds: number;
   /** Time bound of each (plugin, workload) after the launch, in ms. */
   boundMs: number;
 }
@@ -39,6 +45,7 @@ export const FULL: Sizes = {
   payloadBytes: [1024, 64 * 1024, 1024 * 1024, 10 * 1024 * 1024],
   payloadReps: (bytes) => (bytes >= 10 * 1024 * 1024 ? 5 : bytes >= 1024 * 1024 ? 10 : 40),
   warmup: 500,
+  rounds: 3,
   boundMs: 90_000,
 };
 
@@ -52,6 +59,7 @@ export const SMOKE: Sizes = {
   payloadBytes: [1024, 64 * 1024],
   payloadReps: () => 3,
   warmup: 16,
+  rounds: 2,
   boundMs: 20_000,
 };
 
@@ -78,6 +86,8 @@ export interface LoadWorkload {
   n: number;
   concurrency: number;
   requestsPerUnit: number;
+  /** False when a second pass would measure something else (providers already cached): measured once. */
+  repeatable: boolean;
   prepare(t: Target): Prepared;
 }
 
@@ -119,6 +129,7 @@ function creates(
     n,
     concurrency,
     requestsPerUnit: 1,
+    repeatable: true,
     prepare(t) {
       const reqs = Array.from({ length: n }, (_, i) => createRequest(t, `r${i}`, props(t)));
       const warmReqs = Array.from({ length: warm }, (_, i) => createRequest(t, `warm${i}`, props(t)));
@@ -139,6 +150,7 @@ function cycle(n: number, concurrency: number, warmRequests: number): LoadWorklo
     n,
     concurrency,
     requestsPerUnit: 5,
+    repeatable: true,
     prepare(t) {
       const build = (k: number) => {
         const name = `r${k}`;
@@ -195,6 +207,7 @@ function distinct(n: number, concurrency: number, warm: number): LoadWorkload {
     n,
     concurrency,
     requestsPerUnit: 1,
+    repeatable: false,
     prepare(t) {
       // The ceiling ignores __provider: it gets the Node texts.
       const reqs = t.providers.distinct.map((text, i) => createRequest(t, `d${i}`, { __provider: text }));
@@ -220,6 +233,7 @@ function payload(bytes: number, reps: number, warm: number): LoadWorkload {
     n: reps,
     concurrency: 1,
     requestsPerUnit: 1,
+    repeatable: true,
     prepare(t) {
       const bag = propertyBag(bytes);
       const req = createRequest(t, "big", { __provider: t.providers.echo, ...bag });

@@ -84,6 +84,23 @@ describe("bench --smoke", function () {
     expect(stdout).to.include("×Node ref");
   });
 
+  it("measures each repeatable workload in several passes and shows the median one", function () {
+    const repeatable = [...standard, ...optIn].filter((w) => w.repeatable).map((w) => w.id);
+    expect(repeatable).to.include("trivial-c32").and.not.include("distinct");
+    for (const r of report.results.filter((x) => x.workload !== STARTUP.id)) {
+      const where = `${r.plugin} × ${r.workload}`;
+      if (!repeatable.includes(r.workload)) {
+        expect(r.rounds, where).to.equal(undefined);
+        continue;
+      }
+      expect(r.rounds, where).to.have.length(SMOKE.rounds);
+      const sorted = r.rounds!.map((p) => p.throughput).sort((a, b) => a - b);
+      expect(r.throughput, where).to.equal(sorted[Math.floor((sorted.length - 1) / 2)]);
+      expect(r.p50Ms, where).to.equal(r.rounds!.find((p) => p.throughput === r.throughput)!.p50Ms);
+    }
+    expect(stdout).to.include(`of ${SMOKE.rounds} passes after the warm-up`);
+  });
+
   it("records the distinct providers' memory as they load", function () {
     const r = report.results.find((x) => x.plugin === "ours-python" && x.workload === "distinct");
     const quarter = Math.floor(SMOKE.distinct / 4);
