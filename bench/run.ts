@@ -265,7 +265,9 @@ function meta(opts: Options, sizes: Sizes, loadAtStart: number[]): Record<string
 export async function main(argv: string[]): Promise<void> {
   const opts = parseArgs(argv);
   const loadAtStart = os.loadavg();
-  const sizes: Sizes = { ...(opts.smoke ? SMOKE : FULL), ...(opts.warmup !== undefined ? { warmup: opts.warmup } : {}),
+  const sizes: Sizes = {
+    ...(opts.smoke ? SMOKE : FULL),
+    ...(opts.warmup !== undefined ? { warmup: opts.warmup } : {}),
     ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}),
   };
   const specs = opts.plugins ? PLUGINS.filter((p) => opts.plugins!.includes(p.id)) : PLUGINS;
