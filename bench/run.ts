@@ -203,7 +203,8 @@ async function runLoad(spec: PluginSpec, w: LoadWorkload, sizes: Sizes, sets: Re
       if (run.aborted) result.aborted = `${run.aborted} units in pass ${round + 1} of ${rounds} (time bound ${sizes.boundMs} ms)`;
     }
     // The pass of median throughput stands for the workload; every pass is in the JSON.
-    const shown = [...passes].sort((a, b) => a.throughput - b.throughput)[Math.floor((passes.length - 1) / 2)];
+    const middle = median(passes.map((p) => p.throughput));
+    const shown = passes.find((p) => p.throughput === middle);
     if (shown) Object.assign(result, { wallMs: shown.wallMs, throughput: shown.throughput, p50Ms: shown.p50Ms, p99Ms: shown.p99Ms });
     if (passes.length > 1) result.rounds = passes;
     result.requests = requests * rounds;
