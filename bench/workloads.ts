@@ -165,18 +165,17 @@ function cycle(n: number, concurrency: number, warmRequests: number): LoadWorklo
         check.setOlds(struct({}));
         check.setNews(struct(olds));
         const create = createRequest(t, name, olds);
-        const diff = new pb.provider.DiffRequest();
-        diff.setUrn(urn);
-        diff.setId(id);
-        diff.setOlds(struct(olds));
-        diff.setNews(struct(news));
-        diff.setOldInputs(struct(olds));
-        const update = new pb.provider.UpdateRequest();
-        update.setUrn(urn);
-        update.setId(id);
-        update.setOlds(struct(olds));
-        update.setNews(struct(news));
-        update.setOldInputs(struct(olds));
+        // Diff and Update carry the same resource and the same olds → news change.
+        const change = (req: any) => {
+          req.setUrn(urn);
+          req.setId(id);
+          req.setOlds(struct(olds));
+          req.setNews(struct(news));
+          req.setOldInputs(struct(olds));
+          return req;
+        };
+        const diff = change(new pb.provider.DiffRequest());
+        const update = change(new pb.provider.UpdateRequest());
         const del = new pb.provider.DeleteRequest();
         del.setUrn(urn);
         del.setId(id);
