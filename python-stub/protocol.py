@@ -177,14 +177,23 @@ class Channel:
     def __init__(self, fd):
         self._sock = socket.socket(fileno=fd)
         self._buf = bytearray()
+        # recv(n) would allocate (and the allocator map and unmap) n bytes on every
+        # call; reading into one buffer kept for the channel's life costs a copy.
+        self._scratch = memoryview(bytearray(1 << 20))
         self._write_lock = threading.Lock()
+
+    def _recv(self):
+        """Appends what the socket has (waiting for something) to the buffer; False at end of stream."""
+        n = self._sock.recv_into(self._scratch)
+        if n == 0:
+            return False
+        self._buf += self._scratch[:n]
+        return True
 
     def _fill(self, need):
         while len(self._buf) < need:
-            chunk = self._sock.recv(max(need - len(self._buf), 1 << 20))
-            if not chunk:
+            if not self._recv():
                 return False
-            self._buf += chunk
         return True
 
     def read(self):
@@ -195,12 +204,10 @@ class Channel:
                 break
             if len(self._buf) > 4096:
                 raise ProtocolError(PARSE_ERROR, "frame header too long or missing")
-            chunk = self._sock.recv(1 << 20)
-            if not chunk:
+            if not self._recv():
                 if self._buf:
                     raise ProtocolError(PARSE_ERROR, "stream ended inside a frame header")
                 return None
-            self._buf += chunk
         headers = {}
         for line in bytes(self._buf[:end]).decode("ascii", "replace").split("\r\n"):
             name, sep, value = line.partition(":")
@@ -215,8 +222,10 @@ class Channel:
         start = end + 4
         if not self._fill(start + json_len + bin_len):
             raise ProtocolError(PARSE_ERROR, "stream ended inside a frame")
-        body = bytes(self._buf[start : start + json_len])
-        tail = bytes(self._buf[start + json_len : start + json_len + bin_len])
+        # One copy of each part (slicing the bytearray first would make two).
+        with memoryview(self._buf) as view:
+            body = bytes(view[start : start + json_len])
+            tail = bytes(view[start + json_len : start + json_len + bin_len])
         del self._buf[: start + json_len + bin_len]
         try:
             msg = json.loads(body)
