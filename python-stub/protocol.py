@@ -19,34 +19,39 @@ import json
 import socket
 import threading
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # method -> (params fields, result fields); each field is (name, kind, required).
 # Kinds: str, bool, bin (a Struct's bytes), failures, replaces, any.
+#
+# A provider's serialized text crosses the channel once per worker: the first
+# request for it carries `provider` (the text) and the `providerId` the host
+# gave it; later requests carry only the id. Requests are read in order, so the
+# text is always known by the time an id alone arrives.
 METHODS = {
     "configure": ([("args", "bin", False)], []),
     "check": (
-        [("urn", "str", True), ("provider", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("olds", "bin", False), ("news", "bin", False)],
         [("inputs", "bin", True), ("failures", "failures", True)],
     ),
     "diff": (
-        [("urn", "str", True), ("provider", "str", True), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
         [("changes", "changes", True), ("replaces", "replaces", True), ("deleteBeforeReplace", "bool", True)],
     ),
     "create": (
-        [("urn", "str", True), ("provider", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True)],
     ),
     "read": (
-        [("urn", "str", True), ("provider", "str", True), ("id", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("id", "str", True), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True), ("inputs", "bin", False)],
     ),
     "update": (
-        [("urn", "str", True), ("provider", "str", True), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
         [("outs", "bin", True)],
     ),
     "delete": (
-        [("urn", "str", True), ("provider", "str", True), ("id", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("id", "str", True), ("props", "bin", False)],
         [],
     ),
     # Health check, answered by the reading thread itself: proves the worker still reads its channel.

@@ -359,6 +359,8 @@ class Worker:
         self.cancel_hooks = {}
         self.cancelled = set()
         self.lock = threading.Lock()
+        # Provider texts by the id the host gave each (protocol.py); only the reading thread uses it.
+        self.provider_texts = {}
 
     def report_load(self, interval):
         """Sends $/load every `interval` seconds while requests run, and once more when they stop."""
@@ -412,9 +414,25 @@ class Worker:
             if method == "ping":
                 self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": {"pid": os.getpid()}})
                 continue
+            if "providerId" in params and not self.resolve_provider(req_id, method, params):
+                continue
             with self.lock:
                 self.cancel_hooks[req_id] = []
             self.pool.submit(self.run, req_id, method, params)
+
+    def resolve_provider(self, req_id, method, params):
+        """Fills params["provider"] from its id, keeping a text sent for the first time; False (answered) for an unknown id."""
+        provider_id = params["providerId"]
+        text = params.get("provider")
+        if text is not None:
+            self.provider_texts[provider_id] = text
+            return True
+        text = self.provider_texts.get(provider_id)
+        if text is None:
+            self.reply_error(req_id, protocol.INVALID_PARAMS, f"{method} params: providerId {provider_id} names no provider sent to this worker", None)
+            return False
+        params["provider"] = text
+        return True
 
     def cancel(self, req_id):
         with self.lock:

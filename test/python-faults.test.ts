@@ -170,6 +170,19 @@ describe("python worker faults", function () {
     }
   });
 
+  it("a worker speaking another channel protocol is stopped before it serves, and its requests say why", async function () {
+    const p = await Plugin.launch("ours", { language: "python", env: { PULUMI_DYNAMIC_HOST_WORKER_SCRIPT: `${WORKERS}old_protocol_worker.py` } });
+    try {
+      const answer = await p.client.create({ urn: urn("mismatch"), properties: { __provider: pythonProvider("minimal") } });
+      expect(answer.code).to.equal(UNAVAILABLE);
+      expect(answer.details).to.contain(`Create ${urn("mismatch")}: the Python worker running it`);
+      expect(answer.details).to.contain("speaks channel protocol 1, but this host speaks 2");
+      expect((await p.client.getPluginInfo()).code).to.equal(0);
+    } finally {
+      await p.stop();
+    }
+  });
+
   it("a worker printing to its stdout reaches the host's stdout, never the channel", async function () {
     const p = await Plugin.launch("ours", { language: "python", env: { PULUMI_DYNAMIC_HOST_WORKER_SCRIPT: `${WORKERS}chatty_worker.py` } });
     try {

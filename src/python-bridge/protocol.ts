@@ -4,36 +4,41 @@
 // check every message the worker sends before anything else reads it.
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 export type FieldKind = "str" | "bool" | "int" | "bin" | "changes" | "replaces" | "failures" | "any";
 /** [name, kind, required] */
 export type FieldSpec = readonly [string, FieldKind, boolean];
 
+/**
+ * [name, kind, required] of each method's params and result. A provider's text
+ * crosses once per worker: the first request for it carries `provider` and the
+ * `providerId` given to it, later ones only the id (see WorkerProcess.request).
+ */
 export const METHODS = {
   configure: { params: [["args", "bin", false]], result: [] },
   check: {
-    params: [["urn", "str", true], ["provider", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["olds", "bin", false], ["news", "bin", false]],
     result: [["inputs", "bin", true], ["failures", "failures", true]],
   },
   diff: {
-    params: [["urn", "str", true], ["provider", "str", true], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
     result: [["changes", "changes", true], ["replaces", "replaces", true], ["deleteBeforeReplace", "bool", true]],
   },
   create: {
-    params: [["urn", "str", true], ["provider", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true]],
   },
   read: {
-    params: [["urn", "str", true], ["provider", "str", true], ["id", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["id", "str", true], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true], ["inputs", "bin", false]],
   },
   update: {
-    params: [["urn", "str", true], ["provider", "str", true], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
     result: [["outs", "bin", true]],
   },
   delete: {
-    params: [["urn", "str", true], ["provider", "str", true], ["id", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["id", "str", true], ["props", "bin", false]],
     result: [],
   },
   // Health check, answered by the worker's reading thread itself.

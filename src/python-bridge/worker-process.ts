@@ -10,7 +10,7 @@ import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
 import { describeRequest, RpcConnection, type RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
-import { loadSchema, readySchema } from "./protocol.js";
+import { loadSchema, PROTOCOL_VERSION, readySchema } from "./protocol.js";
 import { spawnWorker, workerSettings, type WorkerChild } from "./spawn.js";
 
 const STDERR_LINES_KEPT = 20;
@@ -42,10 +42,13 @@ export class WorkerProcess {
   private stderrTail: string[] = [];
   private partialLine = "";
   private exit?: WorkerExit;
-  private hung?: string;
+  /** Why the host stopped this worker (hung, or speaks another protocol): what its failed requests say. */
+  private stopReason?: string;
   private pinging = false;
   private readonly healthTimer: NodeJS.Timeout;
   private load = { cpuPermille: 0, at: 0 };
+  /** Provider texts this worker has been sent, and the id each was sent with. */
+  private readonly providerIds = new Map<string, number>();
 
   /** `child`: a worker already spawned (by `spawnWorker`) for this slot; otherwise one is spawned here. */
   constructor(interpreter: Interpreter, cwd: string, readonly index: number, child?: WorkerChild, settings = workerSettings()) {
@@ -95,8 +98,23 @@ export class WorkerProcess {
     return now - this.load.at <= LOAD_REPORT_TTL_MS ? this.load.cpuPermille : 0;
   }
 
+  /**
+   * Sends a request. A provider's text goes to this worker once, with an id;
+   * later requests name it by the id alone (python-stub/protocol.py), so a
+   * large pickle is not re-sent, re-parsed and re-hashed on every request.
+   */
   request(info: RequestInfo, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
-    return this.conn.request(info, params, signal);
+    const text = params.provider;
+    // An aborted request is never written: its text must not count as sent.
+    if (typeof text !== "string" || signal?.aborted) return this.conn.request(info, params, signal);
+    let providerId = this.providerIds.get(text);
+    if (providerId === undefined) {
+      providerId = this.providerIds.size + 1;
+      this.providerIds.set(text, providerId);
+      return this.conn.request(info, { ...params, providerId }, signal);
+    }
+    const { provider: _sent, ...rest } = params;
+    return this.conn.request(info, { ...rest, providerId }, signal);
   }
 
   /** SIGKILL: the worker holds no state that outlives it. */
@@ -110,7 +128,7 @@ export class WorkerProcess {
    * (not merely running slow user code) and is killed, failing its requests.
    */
   private async healthCheck(timeoutMs: number): Promise<void> {
-    if (!this.alive || this.conn.inFlight === 0 || this.hung !== undefined || this.pinging) return;
+    if (!this.alive || this.conn.inFlight === 0 || this.stopReason !== undefined || this.pinging) return;
     this.pinging = true;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(new Error("no answer")), timeoutMs);
@@ -118,8 +136,8 @@ export class WorkerProcess {
       await this.conn.request({ method: "ping", urn: "", operation: "health check" }, {}, abort.signal);
     } catch {
       if (abort.signal.aborted && this.alive) {
-        this.hung = `stopped answering (no reply to a health check within ${timeoutMs} ms) and was killed`;
-        log(1, `python worker ${this.index} (pid ${this.pid}) ${this.hung}`);
+        this.stopReason = `stopped answering (no reply to a health check within ${timeoutMs} ms) and was killed`;
+        log(1, `python worker ${this.index} (pid ${this.pid}) ${this.stopReason}`);
         this.kill();
       }
     } finally {
@@ -139,6 +157,15 @@ export class WorkerProcess {
     }
     if (method === "$/ready") {
       const ready = readySchema.safeParse(params);
+      if (ready.success && ready.data.protocol !== PROTOCOL_VERSION) {
+        // Its requests would be misread: stop it before it answers any (its $/ready comes first on the channel).
+        this.stopReason =
+          `speaks channel protocol ${ready.data.protocol}, but this host speaks ${PROTOCOL_VERSION} ` +
+          `(the worker script ${workerSettings().script} and the host come from different installs), so it was stopped`;
+        log(1, `python worker ${this.index} (pid ${this.pid}) ${this.stopReason}`);
+        this.kill();
+        return;
+      }
       if (ready.success) {
         this.ready = ready.data as unknown as ReadyInfo;
         this.onStarted.resolve(this.ready);
@@ -158,7 +185,7 @@ export class WorkerProcess {
     const tail = [...this.stderrTail, this.partialLine].filter((l) => l !== "");
     const started = this.ready ? "" : " before it finished starting";
     return new WorkerDiedError(
-      `${describeRequest(info)}: the Python worker running it (pid ${this.pid}) ${this.hung ?? describeExit(this.exit!)}${started}` +
+      `${describeRequest(info)}: the Python worker running it (pid ${this.pid}) ${this.stopReason ?? describeExit(this.exit!)}${started}` +
         (tail.length > 0 ? `; its last stderr lines:\n${tail.join("\n")}` : "; it wrote nothing to stderr") +
         `\nThe next request starts a fresh worker.`,
     );
