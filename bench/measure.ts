@@ -147,20 +147,27 @@ export class RssSampler {
   }
 }
 
-/** CPU time (user + system, ms) used so far by the processes of a plugin's group that are alive now. */
-export function groupCpuMs(plugin: Plugin): number {
-  let ticks = 0;
+/**
+ * CPU time (user + system, ms) used so far by the processes of a plugin's
+ * group that are alive now: all of them, and the one launched (our host; a
+ * reference's own process), so that workers show apart.
+ */
+export function groupCpuMs(plugin: Plugin): { total: number; root: number } {
+  let total = 0;
+  let root = 0;
   for (const pid of plugin.groupPids()) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
       // utime and stime are fields 14 and 15 of stat; 12 and 13 after the command.
-      ticks += Number(fields[11]) + Number(fields[12]);
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      total += ticks;
+      if (pid === plugin.child.pid) root += ticks;
     } catch {
       // it ended while we looked
     }
   }
-  return (ticks * 1000) / CLOCK_TICKS;
+  return { total: (total * 1000) / CLOCK_TICKS, root: (root * 1000) / CLOCK_TICKS };
 }
 
 /** This (client) process's CPU time in ms. */

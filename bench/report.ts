@@ -45,6 +45,10 @@ export interface Result {
   /** CPU time of the plugin's process group and of the bench client, per request measured. */
   pluginCpuMsPerRequest?: number;
   clientCpuMsPerRequest?: number;
+  /** When the group has more processes than the one launched: that one's share (our host, without its Python workers). */
+  hostCpuMsPerRequest?: number;
+  /** CPU the plugin used while idle, waiting for the other plugins' passes, in thousandths of a core. */
+  idleCpuPermille?: number;
   /** Start-up only: medians and every sample. */
   portMs?: number;
   firstCreateMs?: number;
@@ -136,9 +140,11 @@ export function formatReport(report: Report): string {
         ),
       );
     } else {
+      // The host's own share only where workers exist: the rest of the CPU column is theirs.
+      const split = rows.some((r) => r.hostCpuMsPerRequest !== undefined);
       out.push(
         table(
-          ["plugin", "req/s", "spread", "p50 ms", "p99 ms", "RSS MiB", "CPU ms/req", ...baseCols],
+          ["plugin", "req/s", "spread", "p50 ms", "p99 ms", "RSS MiB", "CPU ms/req", ...(split ? ["host ms/req"] : []), ...baseCols],
           rows.map((r) => [
             label(r.plugin),
             num(r.throughput),
@@ -147,6 +153,7 @@ export function formatReport(report: Report): string {
             num(r.p99Ms, 2),
             num(r.peakRssMiB),
             num(r.pluginCpuMsPerRequest, 2),
+            ...(split ? [num(r.hostCpuMsPerRequest, 2)] : []),
             ...BASELINES.map((b) => ratio(r.ratios?.[b.id])),
           ]),
         ),
@@ -155,6 +162,9 @@ export function formatReport(report: Report): string {
     for (const r of rows) {
       if (r.aborted) notes.push(`${w.id} / ${label(r.plugin)}: ABORTED: ${r.aborted}`);
       if (r.failed > 0) notes.push(`${w.id} / ${label(r.plugin)}: ${r.failed} of ${r.requests} requests failed; first: ${r.firstError}`);
+      if ((r.idleCpuPermille ?? 0) > IDLE_NOTE_PERMILLE) {
+        notes.push(`${w.id} / ${label(r.plugin)}: used ${(r.idleCpuPermille! / 10).toFixed(1)}% of a core while idle, beside the other plugins' passes`);
+      }
       if (r.rssByProviders) {
         notes.push(`${w.id} / ${label(r.plugin)}: RSS by providers loaded: ${r.rssByProviders.map((s) => `${s.providers}→${s.rssMiB.toFixed(1)} MiB`).join(", ")}`);
       }
@@ -170,10 +180,16 @@ export function formatReport(report: Report): string {
   }
   out.push("Ratios: how many times as fast as the baseline (>1 = faster): throughput over its throughput; for start-up its time over ours.");
   out.push("RSS: peak resident memory of the plugin's whole process group (host + workers), sampled from /proc every 20 ms.");
-  out.push("CPU ms/req: user+system time of the plugin's process group during the measured requests, per request.");
+  out.push(
+    "CPU ms/req: user+system time of the plugin's process group during its measured passes, per request; host ms/req: the launched process's share, the rest is its workers'.",
+  );
+  out.push("The plugins of a workload run side by side and take turns: pass 1 of each, then pass 2 of each, and so on.");
   if (notes.length > 0) out.push("", "Notes:", ...notes.map((n) => `  ${n}`));
   return out.join("\n");
 }
+
+/** Idle CPU above this (thousandths of a core) is worth a note: it would have slowed the plugin being measured. */
+const IDLE_NOTE_PERMILLE = 20;
 
 /** ±(max − min) / 2 of the passes' throughput, as a share of the shown one; "-" for a single pass. */
 function spread(r: Result): string {

@@ -10,6 +10,7 @@
 // Every (plugin, workload) runs in a freshly launched plugin, so peak RSS and
 // the provider caches belong to that workload alone, and is bounded in time:
 // past the bound it stops, keeps what it measured and says so in the output.
+// The plugins of a workload run side by side and their passes take turns.
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
@@ -21,7 +22,7 @@ import { Plugin } from "../test/helpers/plugin.js";
 import { clientCpuMs, drive, groupCpuMs, median, Recorder, RssSampler } from "./measure.js";
 import { providerSets, type Language, type ProviderSet } from "./payloads.js";
 import { addRatios, formatReport, PLUGINS, writeJson, type PluginSpec, type Report, type Result, type RoundResult, type WorkloadInfo } from "./report.js";
-import { configureRequest, createRequest, FULL, loadWorkloads, SMOKE, STARTUP, type LoadWorkload, type Sizes, type Target } from "./workloads.js";
+import { configureRequest, createRequest, FULL, loadWorkloads, SMOKE, STARTUP, type LoadWorkload, type Prepared, type Sizes, type Target } from "./workloads.js";
 
 const BENCH_DIR = fileURLToPath(new URL("../../bench/", import.meta.url));
 
@@ -141,83 +142,171 @@ async function startup(specs: PluginSpec[], sizes: Sizes, sets: Record<Language,
   return [...results.values()];
 }
 
-/** One load workload against one freshly launched plugin. */
-async function runLoad(spec: PluginSpec, w: LoadWorkload, sizes: Sizes, sets: Record<Language, ProviderSet>): Promise<Result> {
-  const requests = w.n * w.requestsPerUnit;
-  const result: Result = { plugin: spec.id, workload: w.id, requests, ok: 0, failed: 0 };
-  const target: Target = { raw: undefined, language: spec.language, providers: providersOf(sets, spec) };
-  const prepared = w.prepare(target);
-  let plugin: Plugin;
+/** One plugin in one load workload: its launch, its time budget and what it measured. */
+interface Session {
+  spec: PluginSpec;
+  result: Result;
+  target: Target;
+  prepared: Prepared;
+  plugin?: Plugin;
+  sampler?: RssSampler;
+  /** Time spent on this plugin's own steps; the bound applies to it, not to the other plugins' passes. */
+  spentMs: number;
+  passes: RoundResult[];
+  measured: number;
+  cpuMs: number;
+  hostCpuMs: number;
+  clientCpuMs: number;
+  /** Group CPU after the warm-up, to tell what it used while the others were measured. */
+  cpuAfterSetup: number;
+  setUpAt: number;
+  passWallMs: number;
+}
+
+/** Runs `step` within what is left of the session's time bound; false (and aborted) when the bound is reached. */
+async function budgeted<T>(s: Session, sizes: Sizes, what: string, step: (deadline: number) => Promise<T>): Promise<T | undefined> {
+  const t0 = performance.now();
+  const left = Math.max(0, sizes.boundMs - s.spentMs);
+  const done = await within(step(t0 + left), left);
+  s.spentMs += performance.now() - t0;
+  if (done === undefined) s.result.aborted = `time bound (${sizes.boundMs} ms) reached during ${what}`;
+  return done;
+}
+
+/** Launches the session's plugin, configures it and sends the warm-up. */
+async function setUp(s: Session, sizes: Sizes): Promise<void> {
   try {
-    plugin = await launch(spec);
+    s.plugin = await launch(s.spec);
   } catch (e) {
-    result.aborted = `launch failed: ${(e as Error).message.split("\n")[0]}`;
-    return result;
+    s.result.aborted = `launch failed: ${(e as Error).message.split("\n")[0]}`;
+    return;
   }
-  target.raw = plugin.client.raw;
-  const sampler = new RssSampler(plugin).start();
+  s.target.raw = s.plugin.client.raw;
+  s.sampler = new RssSampler(s.plugin).start();
+  const setup = new Recorder();
+  const raw = s.target.raw;
+  const configured = await budgeted(s, sizes, "GetPluginInfo and Configure", () =>
+    setup.call(raw, "getPluginInfo", new pb.emptyPb.Empty()).then(() => setup.call(raw, "configure", configureRequest())),
+  );
+  const wu = s.prepared.warmup;
+  if (configured !== undefined && wu) {
+    const run = await budgeted(s, sizes, "warm-up", (deadline) => drive(wu.n, wu.concurrency, deadline, (i) => wu.task(i, setup)));
+    if (run?.aborted) s.result.aborted = `time bound (${sizes.boundMs} ms) reached during warm-up`;
+  }
+  if (setup.failed > 0) {
+    s.result.failed += setup.failed;
+    s.result.firstError = `before measuring: ${setup.firstError}`;
+  }
+  s.cpuAfterSetup = groupCpuMs(s.plugin).total;
+  s.setUpAt = performance.now();
+}
+
+/** One measured pass of the workload against the session's plugin. */
+async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: number, rounds: number, series: { providers: number; rssMiB: number }[]): Promise<void> {
+  const quarter = Math.max(1, Math.floor(w.n / 4));
+  const rec = new Recorder();
+  const cpu0 = groupCpuMs(s.plugin!);
+  const client0 = clientCpuMs();
+  let finished = 0;
+  const run = await budgeted(s, sizes, `pass ${round + 1} of ${rounds}`, (deadline) =>
+    drive(w.n, w.concurrency, deadline, async (i) => {
+      await s.prepared.task(i, rec);
+      finished++;
+      if (w.id === "distinct" && finished % quarter === 0) series.push({ providers: finished, rssMiB: s.sampler!.current() });
+    }),
+  );
+  const cpu1 = groupCpuMs(s.plugin!);
+  s.clientCpuMs += clientCpuMs() - client0;
+  s.cpuMs += cpu1.total - cpu0.total;
+  s.hostCpuMs += cpu1.root - cpu0.root;
+  const stats = rec.stats();
+  const answered = stats.ok + stats.failed;
+  s.measured += answered;
+  s.result.ok += stats.ok;
+  s.result.failed += stats.failed;
+  s.result.firstError ??= stats.firstError;
+  if (run && answered > 0) {
+    s.passes.push({ wallMs: run.wallMs, throughput: answered / (run.wallMs / 1000), p50Ms: stats.p50, p99Ms: stats.p99 });
+    s.passWallMs += run.wallMs;
+  }
+  if (run?.aborted) s.result.aborted = `${run.aborted} units in pass ${round + 1} of ${rounds} (time bound ${sizes.boundMs} ms)`;
+}
+
+/** The session's numbers, once its passes are done (or it stopped early). */
+function summarize(s: Session, w: LoadWorkload, rounds: number, series: { providers: number; rssMiB: number }[]): void {
+  const { result, passes } = s;
+  // The pass of median throughput stands for the workload; every pass is in the JSON.
+  const middle = median(passes.map((p) => p.throughput));
+  const shown = passes.find((p) => p.throughput === middle);
+  if (shown) Object.assign(result, { wallMs: shown.wallMs, throughput: shown.throughput, p50Ms: shown.p50Ms, p99Ms: shown.p99Ms });
+  if (passes.length > 1) result.rounds = passes;
+  result.requests = w.n * w.requestsPerUnit * rounds;
+  if (s.measured > 0) {
+    result.pluginCpuMsPerRequest = s.cpuMs / s.measured;
+    result.clientCpuMsPerRequest = s.clientCpuMs / s.measured;
+    if (s.cpuMs - s.hostCpuMs > 0) result.hostCpuMsPerRequest = s.hostCpuMs / s.measured;
+  }
+  if (s.plugin && s.setUpAt) {
+    const idleWallMs = performance.now() - s.setUpAt - s.passWallMs;
+    const idleCpuMs = groupCpuMs(s.plugin).total - s.cpuAfterSetup - s.cpuMs;
+    if (idleWallMs > 0) result.idleCpuPermille = Math.max(0, Math.round((1000 * idleCpuMs) / idleWallMs));
+  }
+  if (series.length > 0) result.rssByProviders = series;
+}
+
+/**
+ * One load workload against every plugin, each freshly launched. The passes
+ * are interleaved (pass 1 of every plugin, then pass 2 of every plugin, …), so
+ * a change in what else the shared machine is doing falls on every plugin
+ * alike instead of on whichever ran at that minute. Plugins not being measured
+ * sit idle; the CPU they use meanwhile is in the JSON (idleCpuPermille).
+ */
+async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets: Record<Language, ProviderSet>): Promise<Result[]> {
+  const sessions: Session[] = specs.map((spec) => {
+    const target: Target = { raw: undefined, language: spec.language, providers: providersOf(sets, spec) };
+    return {
+      spec,
+      target,
+      prepared: w.prepare(target),
+      result: { plugin: spec.id, workload: w.id, requests: w.n * w.requestsPerUnit, ok: 0, failed: 0 },
+      spentMs: 0,
+      passes: [],
+      measured: 0,
+      cpuMs: 0,
+      hostCpuMs: 0,
+      clientCpuMs: 0,
+      cpuAfterSetup: 0,
+      setUpAt: 0,
+      passWallMs: 0,
+    };
+  });
+  const series = new Map(sessions.map((s) => [s, [] as { providers: number; rssMiB: number }[]]));
+  const rounds = w.repeatable ? sizes.rounds : 1;
+  // A plugin that stopped early is stopped at once: requests it still has in flight must not run beside another plugin's pass.
+  const retire = async (s: Session) => {
+    if (!s.plugin) return;
+    summarize(s, w, rounds, series.get(s)!);
+    s.result.peakRssMiB = s.sampler?.stop();
+    const p = s.plugin;
+    s.plugin = undefined;
+    await stop(p);
+  };
   try {
-    const deadline = performance.now() + sizes.boundMs;
-    const setup = new Recorder();
-    const steps: [string, () => Promise<unknown>][] = [
-      ["GetPluginInfo and Configure", () => setup.call(target.raw, "getPluginInfo", new pb.emptyPb.Empty()).then(() => setup.call(target.raw, "configure", configureRequest()))],
-    ];
-    if (prepared.warmup) {
-      const wu = prepared.warmup;
-      steps.push(["warm-up", () => drive(wu.n, wu.concurrency, deadline, (i) => wu.task(i, setup))]);
+    for (const s of sessions) {
+      await setUp(s, sizes);
+      if (s.result.aborted) await retire(s);
     }
-    for (const [what, step] of steps) {
-      const done = await within(step(), Math.max(0, deadline - performance.now()));
-      if (done === undefined || (typeof done === "object" && done !== null && "aborted" in done && done.aborted)) {
-        result.aborted = `time bound (${sizes.boundMs} ms) reached during ${what}`;
-        return result;
+    for (let round = 0; round < rounds; round++) {
+      for (const s of sessions) {
+        if (!s.plugin) continue;
+        await measurePass(s, w, sizes, round, rounds, series.get(s)!);
+        if (s.result.aborted) await retire(s);
       }
     }
-    if (setup.failed > 0) {
-      result.failed += setup.failed;
-      result.firstError = `before measuring: ${setup.firstError}`;
-    }
-
-    const rounds = w.repeatable ? sizes.rounds : 1;
-    const quarter = Math.max(1, Math.floor(w.n / 4));
-    let finished = 0;
-    const series: { providers: number; rssMiB: number }[] = [];
-    const passes: RoundResult[] = [];
-    const cpu0 = groupCpuMs(plugin);
-    const client0 = clientCpuMs();
-    let measured = 0;
-    for (let round = 0; round < rounds && !result.aborted; round++) {
-      const rec = new Recorder();
-      const run = await drive(w.n, w.concurrency, deadline, async (i) => {
-        await prepared.task(i, rec);
-        finished++;
-        if (w.id === "distinct" && finished % quarter === 0) series.push({ providers: finished, rssMiB: sampler.current() });
-      });
-      const stats = rec.stats();
-      const answered = stats.ok + stats.failed;
-      measured += answered;
-      result.ok += stats.ok;
-      result.failed += stats.failed;
-      result.firstError ??= stats.firstError;
-      if (answered > 0) passes.push({ wallMs: run.wallMs, throughput: answered / (run.wallMs / 1000), p50Ms: stats.p50, p99Ms: stats.p99 });
-      if (run.aborted) result.aborted = `${run.aborted} units in pass ${round + 1} of ${rounds} (time bound ${sizes.boundMs} ms)`;
-    }
-    // The pass of median throughput stands for the workload; every pass is in the JSON.
-    const middle = median(passes.map((p) => p.throughput));
-    const shown = passes.find((p) => p.throughput === middle);
-    if (shown) Object.assign(result, { wallMs: shown.wallMs, throughput: shown.throughput, p50Ms: shown.p50Ms, p99Ms: shown.p99Ms });
-    if (passes.length > 1) result.rounds = passes;
-    result.requests = requests * rounds;
-    if (measured > 0) {
-      result.pluginCpuMsPerRequest = (groupCpuMs(plugin) - cpu0) / measured;
-      result.clientCpuMsPerRequest = (clientCpuMs() - client0) / measured;
-    }
-    if (series.length > 0) result.rssByProviders = series;
-    return result;
   } finally {
-    result.peakRssMiB = sampler.stop();
-    await stop(plugin);
+    for (const s of sessions) await retire(s);
   }
+  return sessions.map((s) => s.result);
 }
 
 function selectWorkloads(sizes: Sizes, only: string[] | undefined): { startup: boolean; load: LoadWorkload[] } {
@@ -283,11 +372,10 @@ export async function main(argv: string[]): Promise<void> {
   const results: Result[] = [];
   if (selected.startup) results.push(...(await startup(specs, sizes, sets)));
   for (const w of selected.load) {
-    for (const spec of specs) {
-      const r = await runLoad(spec, w, sizes, sets);
+    for (const r of await runLoad(specs, w, sizes, sets)) {
       results.push(r);
       progress(
-        `${w.id} ${spec.id}: ${r.throughput?.toFixed(1) ?? "-"} req/s, p50 ${r.p50Ms?.toFixed(2) ?? "-"} ms, p99 ${r.p99Ms?.toFixed(2) ?? "-"} ms, ` +
+        `${w.id} ${r.plugin}: ${r.throughput?.toFixed(1) ?? "-"} req/s, p50 ${r.p50Ms?.toFixed(2) ?? "-"} ms, p99 ${r.p99Ms?.toFixed(2) ?? "-"} ms, ` +
           `RSS ${r.peakRssMiB?.toFixed(1) ?? "-"} MiB${r.failed ? `, ${r.failed} failed` : ""}${r.aborted ? `, ${r.aborted}` : ""}`,
       );
     }

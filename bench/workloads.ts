@@ -26,9 +26,10 @@ export interface Sizes {
    */
   warmup: number;
   /**
-   * Measured passes of each repeatable workload after the warm-up; the table
-   * shows the pass of median throughput (a 500-request pass lasts 0.1–0.5 s on
-   * this shared machine, so one pass alone moves by ±20 % between runs).
+   * Measured passes of each repeatable workload after the warm-up, taken in
+   * turns by the plugins; the table shows the pass of median throughput (a
+   * 500-request pass lasts 0.1–0.5 s on this shared machine, so one pass alone
+   * moves by ±20 % between runs).
    */
   rounds: number;
   /** Time bound of each (plugin, workload) after the launch, in ms. */
@@ -45,7 +46,7 @@ export const FULL: Sizes = {
   payloadBytes: [1024, 64 * 1024, 1024 * 1024, 10 * 1024 * 1024],
   payloadReps: (bytes) => (bytes >= 10 * 1024 * 1024 ? 5 : bytes >= 1024 * 1024 ? 10 : 40),
   warmup: 500,
-  rounds: 3,
+  rounds: 5,
   boundMs: 90_000,
 };
 
