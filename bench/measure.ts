@@ -152,10 +152,11 @@ export class RssSampler {
  * group that are alive now: all of them, and the one launched (our host; a
  * reference's own process), so that workers show apart.
  */
-export function groupCpuMs(plugin: Plugin): { total: number; root: number } {
+export function groupCpuMs(plugin: Plugin): { total: number; root: number; processes: number } {
   let total = 0;
   let root = 0;
-  for (const pid of plugin.groupPids()) {
+  const pids = plugin.groupPids();
+  for (const pid of pids) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -167,7 +168,7 @@ export function groupCpuMs(plugin: Plugin): { total: number; root: number } {
       // it ended while we looked
     }
   }
-  return { total: (total * 1000) / CLOCK_TICKS, root: (root * 1000) / CLOCK_TICKS };
+  return { total: (total * 1000) / CLOCK_TICKS, root: (root * 1000) / CLOCK_TICKS, processes: pids.length };
 }
 
 /** This (client) process's CPU time in ms. */

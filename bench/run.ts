@@ -156,6 +156,8 @@ interface Session {
   measured: number;
   cpuMs: number;
   hostCpuMs: number;
+  /** Whether the group had more than the launched process (workers) during a pass. */
+  workers: boolean;
   clientCpuMs: number;
   /** Group CPU after the warm-up, to tell what it used while the others were measured. */
   cpuAfterSetup: number;
@@ -219,6 +221,7 @@ async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: num
   s.clientCpuMs += clientCpuMs() - client0;
   s.cpuMs += cpu1.total - cpu0.total;
   s.hostCpuMs += cpu1.root - cpu0.root;
+  s.workers ||= cpu0.processes > 1 || cpu1.processes > 1;
   const stats = rec.stats();
   const answered = stats.ok + stats.failed;
   s.measured += answered;
@@ -244,7 +247,7 @@ function summarize(s: Session, w: LoadWorkload, rounds: number, series: { provid
   if (s.measured > 0) {
     result.pluginCpuMsPerRequest = s.cpuMs / s.measured;
     result.clientCpuMsPerRequest = s.clientCpuMs / s.measured;
-    if (s.cpuMs - s.hostCpuMs > 0) result.hostCpuMsPerRequest = s.hostCpuMs / s.measured;
+    if (s.workers) result.hostCpuMsPerRequest = s.hostCpuMs / s.measured;
   }
   if (s.plugin && s.setUpAt) {
     const idleWallMs = performance.now() - s.setUpAt - s.passWallMs;
@@ -274,6 +277,7 @@ async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets:
       measured: 0,
       cpuMs: 0,
       hostCpuMs: 0,
+      workers: false,
       clientCpuMs: 0,
       cpuAfterSetup: 0,
       setUpAt: 0,

@@ -101,6 +101,21 @@ describe("bench --smoke", function () {
     expect(stdout).to.include(`of ${SMOKE.rounds} passes after the warm-up`);
   });
 
+  it("splits the host's CPU from its workers' only where there are workers", function () {
+    for (const r of report.results.filter((x) => x.workload !== STARTUP.id)) {
+      const where = `${r.plugin} × ${r.workload}`;
+      // CPU is read in 10 ms ticks: a smoke workload may use less than one.
+      expect(r.pluginCpuMsPerRequest, where).to.be.at.least(0);
+      if (r.plugin === "ours-python") {
+        expect(r.hostCpuMsPerRequest, where).to.be.at.least(0).and.at.most(r.pluginCpuMsPerRequest!);
+      } else {
+        expect(r.hostCpuMsPerRequest, where).to.equal(undefined);
+      }
+    }
+    expect(stdout).to.include("host ms/req");
+    expect(stdout).to.include("take turns: pass 1 of each");
+  });
+
   it("records the distinct providers' memory as they load", function () {
     const r = report.results.find((x) => x.plugin === "ours-python" && x.workload === "distinct");
     const quarter = Math.floor(SMOKE.distinct / 4);
