@@ -165,7 +165,7 @@ interface Session {
   passWallMs: number;
 }
 
-/** Runs `step` within what is left of the session's time bound; false (and aborted) when the bound is reached. */
+/** Runs `step` within what is left of the session's time bound; undefined (and the session aborted) when the bound is reached. */
 async function budgeted<T>(s: Session, sizes: Sizes, what: string, step: (deadline: number) => Promise<T>): Promise<T | undefined> {
   const t0 = performance.now();
   const left = Math.max(0, sizes.boundMs - s.spentMs);
