@@ -153,6 +153,8 @@ interface Session {
   /** Time spent on this plugin's own steps; the bound applies to it, not to the other plugins' passes. */
   spentMs: number;
   passes: RoundResult[];
+  /** Distinct providers only: the group's RSS after each quarter of the providers. */
+  series: { providers: number; rssMiB: number }[];
   measured: number;
   cpuMs: number;
   hostCpuMs: number;
@@ -204,7 +206,7 @@ async function setUp(s: Session, sizes: Sizes): Promise<void> {
 }
 
 /** One measured pass of the workload against the session's plugin. */
-async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: number, rounds: number, series: { providers: number; rssMiB: number }[]): Promise<void> {
+async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: number, rounds: number): Promise<void> {
   const quarter = Math.max(1, Math.floor(w.n / 4));
   const rec = new Recorder();
   const cpu0 = groupCpuMs(s.plugin!);
@@ -214,7 +216,7 @@ async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: num
     drive(w.n, w.concurrency, deadline, async (i) => {
       await s.prepared.task(i, rec);
       finished++;
-      if (w.id === "distinct" && finished % quarter === 0) series.push({ providers: finished, rssMiB: s.sampler!.current() });
+      if (w.id === "distinct" && finished % quarter === 0) s.series.push({ providers: finished, rssMiB: s.sampler!.current() });
     }),
   );
   const cpu1 = groupCpuMs(s.plugin!);
@@ -236,8 +238,8 @@ async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: num
 }
 
 /** The session's numbers, once its passes are done (or it stopped early). */
-function summarize(s: Session, w: LoadWorkload, rounds: number, series: { providers: number; rssMiB: number }[]): void {
-  const { result, passes } = s;
+function summarize(s: Session, w: LoadWorkload, rounds: number): void {
+  const { result, passes, series } = s;
   // The pass of median throughput stands for the workload; every pass is in the JSON.
   const middle = median(passes.map((p) => p.throughput));
   const shown = passes.find((p) => p.throughput === middle);
@@ -274,6 +276,7 @@ async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets:
       result: { plugin: spec.id, workload: w.id, requests: w.n * w.requestsPerUnit, ok: 0, failed: 0 },
       spentMs: 0,
       passes: [],
+      series: [],
       measured: 0,
       cpuMs: 0,
       hostCpuMs: 0,
@@ -284,12 +287,11 @@ async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets:
       passWallMs: 0,
     };
   });
-  const series = new Map(sessions.map((s) => [s, [] as { providers: number; rssMiB: number }[]]));
   const rounds = w.repeatable ? sizes.rounds : 1;
   // A plugin that stopped early is stopped at once: requests it still has in flight must not run beside another plugin's pass.
   const retire = async (s: Session) => {
     if (!s.plugin) return;
-    summarize(s, w, rounds, series.get(s)!);
+    summarize(s, w, rounds);
     s.result.peakRssMiB = s.sampler?.stop();
     const p = s.plugin;
     s.plugin = undefined;
@@ -303,7 +305,7 @@ async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets:
     for (let round = 0; round < rounds; round++) {
       for (const s of sessions) {
         if (!s.plugin) continue;
-        await measurePass(s, w, sizes, round, rounds, series.get(s)!);
+        await measurePass(s, w, sizes, round, rounds);
         if (s.result.aborted) await retire(s);
       }
     }
