@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import type { Duplex } from "node:stream";
 import { messageType } from "../src/host/proto.js";
-import { jsToStruct } from "../src/host/wire.js";
+import { jsToStruct, stringField, type WireStruct } from "../src/host/wire.js";
 import { RpcConnection, RpcError, type RequestInfo } from "../src/python-bridge/connection.js";
 import { ErrorCodes } from "../src/python-bridge/protocol.js";
 import { spawnWorker, WORKER_SCRIPT, type WorkerChild } from "../src/python-bridge/spawn.js";
@@ -47,7 +47,7 @@ describe("the Python worker's channel", function () {
     const again = await conn.request(create("again"), { urn: urn("again"), providerId: 7, props });
     expect(first.id).to.equal("minimal");
     expect(again.id).to.equal("minimal");
-    const outs = StructType.decode(again.outs as Buffer).toJSON() as { fields: Record<string, { stringValue?: string }> };
-    expect(outs.fields.__provider.stringValue).to.equal(text);
+    const outs = StructType.decode(again.outs as Buffer) as unknown as WireStruct;
+    expect(stringField(outs, "__provider")).to.equal(text);
   });
 });
