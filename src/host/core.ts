@@ -1,20 +1,23 @@
 // The semantics both languages share: which bag holds the provider, the
 // package cross-check, `__provider` carried into outputs and inputs, and the
 // response of every resource RPC. Requests and responses are plain objects in
-// the shape of our .proto; the runtime does the language-specific part.
+// the shape of our .proto, their bags decoded or still encoded (AnyStruct); the
+// runtime does the language-specific part.
 import * as grpc from "@grpc/grpc-js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
 import { BadRequestError, CancelledError } from "./errors.js";
 import type { Mode } from "./modes.js";
 import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation } from "./runtime.js";
+import { StructBytesError } from "./struct-bytes.js";
 import {
   PROVIDER_KEY,
   UNKNOWN_STRING_SENTINEL,
+  carryField,
   describeValue,
+  isEmptyStruct,
   rawField,
   stringField,
-  withField,
-  type WireStruct,
+  type AnyStruct,
 } from "./wire.js";
 
 interface ResourceRequest {
@@ -23,17 +26,17 @@ interface ResourceRequest {
   /** Seconds the engine is prepared to wait (Create, Update, Delete; customTimeouts). 0 or unset: no limit. */
   timeout?: number;
 }
-export interface CheckRequest extends ResourceRequest { olds?: WireStruct; news?: WireStruct }
-export interface DiffRequest extends ResourceRequest { id?: string; olds?: WireStruct; news?: WireStruct }
-export interface CreateRequest extends ResourceRequest { properties?: WireStruct }
-export interface ReadRequest extends ResourceRequest { id?: string; properties?: WireStruct; inputs?: WireStruct }
-export interface UpdateRequest extends ResourceRequest { id?: string; olds?: WireStruct; news?: WireStruct }
-export interface DeleteRequest extends ResourceRequest { id?: string; properties?: WireStruct }
+export interface CheckRequest extends ResourceRequest { olds?: AnyStruct; news?: AnyStruct }
+export interface DiffRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct }
+export interface CreateRequest extends ResourceRequest { properties?: AnyStruct }
+export interface ReadRequest extends ResourceRequest { id?: string; properties?: AnyStruct; inputs?: AnyStruct }
+export interface UpdateRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct }
+export interface DeleteRequest extends ResourceRequest { id?: string; properties?: AnyStruct }
 
-export interface CheckResponse { inputs: WireStruct; failures: CheckFailure[] }
-export interface CreateResponse { id: string; properties: WireStruct }
-export interface ReadResponse { id: string; properties: WireStruct; inputs?: WireStruct }
-export interface UpdateResponse { properties: WireStruct }
+export interface CheckResponse { inputs: AnyStruct; failures: CheckFailure[] }
+export interface CreateResponse { id: string; properties: AnyStruct }
+export interface ReadResponse { id: string; properties: AnyStruct; inputs?: AnyStruct }
+export interface UpdateResponse { properties: AnyStruct }
 
 export class DynamicCore {
   constructor(
@@ -47,7 +50,7 @@ export class DynamicCore {
 
   async check(req: CheckRequest, signal: AbortSignal): Promise<CheckResponse> {
     const call = this.callInfo("Check", req, signal);
-    const bag = providerBag(req.olds, req.news);
+    const bag = this.providerBag(call, req.olds, req.news);
     const provider = this.providerText(call, bag.bag, bag.name);
     const outcome = await this.run(call, () => this.runtime.check(call, provider, req.olds, req.news));
     return { inputs: carryProvider(outcome.inputs, req.news), failures: outcome.failures };
@@ -55,7 +58,7 @@ export class DynamicCore {
 
   async diff(req: DiffRequest, signal: AbortSignal): Promise<DiffResponseFields> {
     const call = this.callInfo("Diff", req, signal);
-    const bag = providerBag(req.olds, req.news);
+    const bag = this.providerBag(call, req.olds, req.news);
     const provider = this.providerText(call, bag.bag, bag.name);
     return diffResponse(await this.run(call, () => this.runtime.diff(call, provider, req.id ?? "", req.olds, req.news)));
   }
@@ -70,7 +73,7 @@ export class DynamicCore {
   async read(req: ReadRequest, signal: AbortSignal): Promise<ReadResponse> {
     const call = this.callInfo("Read", req, signal);
     // Refresh sends the state in `properties`; a user-driven get sends only `inputs`.
-    const useInputs = isEmpty(req.properties) && req.inputs !== undefined && req.inputs !== null;
+    const useInputs = this.inspect(call, "properties", () => isEmptyStruct(req.properties)) && req.inputs !== undefined && req.inputs !== null;
     const props = useInputs ? req.inputs : req.properties;
     const provider = this.providerText(call, props, useInputs ? "inputs" : "properties");
     const outcome = await this.run(call, () => this.runtime.read(call, provider, req.id ?? "", props));
@@ -162,7 +165,7 @@ export class DynamicCore {
 
   /** The serialized provider text in `bag`, or a clear error naming the resource, method and property. */
   private providerText(call: CallInfo, bag: Bag, bagName: string): string {
-    const text = stringField(bag, PROVIDER_KEY);
+    const text = this.inspect(call, bagName, () => stringField(bag, PROVIDER_KEY));
     if (text !== undefined) return text;
     const what = describeValue(rawField(bag, PROVIDER_KEY));
     const problem = what === "missing" ? "has no" : `has ${what} as its`;
@@ -173,20 +176,27 @@ export class DynamicCore {
       grpc.status.UNKNOWN,
     );
   }
-}
 
-/** Check and Diff load from olds when the new provider is not known yet (preview of a changed closure). */
-function providerBag(olds: Bag, news: Bag): { bag: Bag; name: string } {
-  return stringField(news, PROVIDER_KEY) === UNKNOWN_STRING_SENTINEL ? { bag: olds, name: "olds" } : { bag: news, name: "news" };
+  /** Check and Diff load from olds when the new provider is not known yet (preview of a changed closure). */
+  private providerBag(call: CallInfo, olds: Bag, news: Bag): { bag: Bag; name: string } {
+    const unknown = this.inspect(call, "news", () => stringField(news, PROVIDER_KEY)) === UNKNOWN_STRING_SENTINEL;
+    return unknown ? { bag: olds, name: "olds" } : { bag: news, name: "news" };
+  }
+
+  /** Reads a request bag; one that is still encoded and turns out malformed is a bad request naming it. */
+  private inspect<T>(call: CallInfo, bagName: string, read: () => T): T {
+    try {
+      return read();
+    } catch (e) {
+      if (!(e instanceof StructBytesError)) throw e;
+      throw new BadRequestError(`${call.operation} ${call.urn || "(no urn)"}: the request's ${bagName} is ${e.message}`, grpc.status.INVALID_ARGUMENT);
+    }
+  }
 }
 
 /** `outs` with the request bag's `__provider` value set (or overwritten), exactly as it came in. */
-function carryProvider(outs: WireStruct, from: Bag): WireStruct {
-  return withField(outs, PROVIDER_KEY, rawField(from, PROVIDER_KEY));
-}
-
-function isEmpty(s: Bag): boolean {
-  return !s || !s.fields || Object.keys(s.fields).length === 0;
+function carryProvider(outs: AnyStruct, from: Bag): AnyStruct {
+  return carryField(outs, from, PROVIDER_KEY);
 }
 
 /** The type token of a URN (urn:pulumi:stack::project::parent$type::name), or "". */

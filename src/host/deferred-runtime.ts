@@ -7,8 +7,15 @@ export class DeferredRuntime implements DynamicRuntime {
   private readonly ready: Promise<DynamicRuntime>;
   private loaded?: DynamicRuntime;
 
-  constructor(readonly language: Language, load: () => Promise<DynamicRuntime>) {
-    this.ready = load().then((rt) => (this.loaded = rt));
+  constructor(
+    readonly language: Language,
+    readonly bags: DynamicRuntime["bags"],
+    load: () => Promise<DynamicRuntime>,
+  ) {
+    this.ready = load().then((rt) => {
+      if (rt.bags !== bags) throw new Error(`the ${language} runtime takes ${rt.bags} bags, not ${bags}`);
+      return (this.loaded = rt);
+    });
     this.ready.catch(() => undefined);
   }
 

@@ -40,7 +40,7 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
     let begin!: () => void;
     const go = new Promise<void>((resolve) => (begin = resolve));
     startPython = begin;
-    runtime = new DeferredRuntime("python", async () => {
+    runtime = new DeferredRuntime("python", "encoded", async () => {
       await go;
       const { spawnWorker } = await import("../python-bridge/spawn.js");
       const first = spawnWorker(resolved.interpreter, cwd);

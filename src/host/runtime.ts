@@ -3,9 +3,10 @@
 // The core decides which bag holds the provider, validates that the provider
 // text is there, and builds every response; an adapter only loads the provider
 // from its text, calls the user's method with the values its users expect, and
-// returns a normalized outcome. Bags stay in wire form (WireStruct) across this
-// boundary: each adapter decodes them the way its reference plugin does.
-import type { WireStruct } from "./wire.js";
+// returns a normalized outcome. Bags stay in wire form across this boundary,
+// decoded or still encoded as the runtime's `bags` asks (AnyStruct): each
+// adapter decodes them the way its reference plugin does, or passes them on.
+import type { AnyStruct } from "./wire.js";
 
 export type Language = "nodejs" | "python";
 
@@ -23,7 +24,7 @@ export interface CallInfo {
 }
 
 /** A bag of properties as the engine sent it; undefined when the request left it unset. */
-export type Bag = WireStruct | undefined;
+export type Bag = AnyStruct | undefined;
 
 export interface CheckFailure {
   property: string;
@@ -31,7 +32,7 @@ export interface CheckFailure {
 }
 
 export interface CheckOutcome {
-  inputs: WireStruct;
+  inputs: AnyStruct;
   failures: CheckFailure[];
 }
 
@@ -46,22 +47,27 @@ export interface DiffOutcome {
 
 export interface CreateOutcome {
   id: string;
-  outs: WireStruct;
+  outs: AnyStruct;
 }
 
 export interface ReadOutcome {
   id: string;
-  outs: WireStruct;
+  outs: AnyStruct;
   /** Set when the provider reported inputs; the engine then replaces the stored inputs. */
-  inputs?: WireStruct;
+  inputs?: AnyStruct;
 }
 
 export interface UpdateOutcome {
-  outs: WireStruct;
+  outs: AnyStruct;
 }
 
 export interface DynamicRuntime {
   readonly language: Language;
+  /**
+   * How the host should hand this runtime the request bags: decoded, or as the
+   * encoded bytes the engine sent (for a runtime that passes them on as they are).
+   */
+  readonly bags: "decoded" | "encoded";
   /** Stores the stack config for providers loaded from now on (Configure RPC). */
   configure(args: Bag): Promise<void>;
   check(call: CallInfo, provider: string, olds: Bag, news: Bag): Promise<CheckOutcome>;

@@ -10,7 +10,8 @@ import { refusedStream, unary } from "./grpc-adapter.js";
 import type { Mode } from "./modes.js";
 import { ResourceProviderService } from "./proto.js";
 import type { DynamicRuntime } from "./runtime.js";
-import type { WireStruct } from "./wire.js";
+import { EncodedStruct, encodedTwin } from "./struct-bytes.js";
+import { encodeStruct, type AnyStruct } from "./wire.js";
 
 /** 400 MiB, and the unrequested-call time both references set (sdk runtime settings). */
 export const SERVER_OPTIONS: grpc.ServerOptions = {
@@ -26,18 +27,33 @@ export interface HostOptions {
   pluginVersion: () => string;
 }
 
-export function serviceDefinition(): grpc.ServiceDefinition {
+/**
+ * The service's methods with their (de)serializers. `bags: "encoded"` decodes
+ * requests with their Struct fields left as bytes (EncodedStruct, for a runtime
+ * that passes them on); either way a response's Struct fields may be decoded
+ * or encoded, and encoded ones are written as they are.
+ */
+export function serviceDefinition(bags: DynamicRuntime["bags"] = "decoded"): grpc.ServiceDefinition {
   const def: Record<string, grpc.MethodDefinition<object, object>> = {};
   for (const method of Object.values(ResourceProviderService.methods)) {
     const req = method.resolvedRequestType as protobuf.Type;
     const res = method.resolvedResponseType as protobuf.Type;
+    const reqTwin = bags === "encoded" ? encodedTwin(req) : undefined;
+    const resTwin = encodedTwin(res);
     def[method.name] = {
       path: `/pulumirpc.ResourceProvider/${method.name}`,
       requestStream: !!method.requestStream,
       responseStream: !!method.responseStream,
       requestSerialize: (v: object) => Buffer.from(req.encode(v).finish()),
-      requestDeserialize: (b: Buffer) => req.decode(b),
-      responseSerialize: (v: object) => Buffer.from(res.encode(v).finish()),
+      requestDeserialize: reqTwin ? (b: Buffer) => reqTwin.twin.decode(b) : (b: Buffer) => req.decode(b),
+      responseSerialize: (v: object) => {
+        if (resTwin && resTwin.structFields.some((f) => (v as Record<string, unknown>)[f] instanceof EncodedStruct)) {
+          const withBytes: Record<string, unknown> = { ...v };
+          for (const f of resTwin.structFields) withBytes[f] = encodeStruct(withBytes[f] as AnyStruct | undefined);
+          return Buffer.from(resTwin.twin.encode(withBytes).finish());
+        }
+        return Buffer.from(res.encode(v).finish());
+      },
       responseDeserialize: (b: Buffer) => res.decode(b),
       originalName: method.name,
     };
@@ -59,8 +75,8 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
     GetSchema: refuse("GetSchema"),
     CheckConfig: refuse("CheckConfig"),
     DiffConfig: refuse("DiffConfig"),
-    Configure: unary("Configure", async (req: { args?: WireStruct | null }) => {
-      await core.configure(req.args ?? undefined);
+    Configure: unary("Configure", async (req: Req) => {
+      await core.configure(bags(req, "args").args);
       return {};
     }),
     Invoke: unary("Invoke", (req: { tok?: string }) => {
@@ -91,19 +107,24 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
 }
 
 /**
- * The decoded request with unset Struct fields as undefined (protobufjs leaves
- * null) and the identity fields the core reads.
+ * The decoded request with its named Struct fields as AnyStruct (undefined when
+ * the request left them unset; encoded ones wrapped) and the identity fields
+ * the core reads.
  */
 function bags(req: Record<string, any>, ...names: string[]): any {
   const out: Record<string, unknown> = { urn: req.urn ?? "", type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0 };
-  for (const n of names) out[n] = req[n] ?? undefined;
+  for (const n of names) {
+    // Set on the wire = an own property; unset ones fall to the prototype's default.
+    const v = Object.prototype.hasOwnProperty.call(req, n) ? req[n] : undefined;
+    out[n] = Buffer.isBuffer(v) ? new EncodedStruct(v) : (v ?? undefined);
+  }
   return out;
 }
 
 /** Binds 127.0.0.1:0 and resolves the port once the server is listening. */
 export async function startServer(opts: HostOptions): Promise<{ server: grpc.Server; port: number }> {
   const server = new grpc.Server(SERVER_OPTIONS);
-  server.addService(serviceDefinition(), serviceHandlers(opts));
+  server.addService(serviceDefinition(opts.runtime.bags), serviceHandlers(opts));
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
   });

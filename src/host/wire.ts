@@ -2,7 +2,11 @@
 // and the one faithful projection to plain JavaScript values that the Node
 // reference plugin shows its users (google-protobuf's Struct.toJavaScript and
 // Struct.fromJavaScript). This is the only module that knows how Struct values
-// are laid out; everything else handles WireStruct as an opaque bag.
+// are laid out; everything else handles a bag as opaque. A bag is either decoded
+// (WireStruct) or still encoded (EncodedStruct, ./struct-bytes.ts: what Python
+// mode passes through); the functions here take either.
+import { messageType } from "./proto.js";
+import { EncodedStruct, StructBytesError } from "./struct-bytes.js";
 
 /** A google.protobuf.Value: exactly one member is set. */
 export interface WireValue {
@@ -21,6 +25,11 @@ export interface WireStruct {
 export interface WireList {
   values: WireValue[];
 }
+
+/** A Struct decoded, or as the bytes it came in. */
+export type AnyStruct = WireStruct | EncodedStruct;
+
+const StructType = messageType("google.protobuf.Struct");
 
 /** The key under which the SDKs store the serialized provider. */
 export const PROVIDER_KEY = "__provider";
@@ -50,21 +59,51 @@ export function valueKind(v: WireValue): Kind {
   return "unset";
 }
 
-/** The fields of a Struct, or an empty record for an unset Struct. */
-export function structFields(s: WireStruct | null | undefined): Record<string, WireValue> {
-  return s && s.fields ? s.fields : {};
+/** The fields of a Struct (decoding an encoded one), or an empty record for an unset Struct. */
+export function structFields(s: AnyStruct | null | undefined): Record<string, WireValue> {
+  const decoded = s instanceof EncodedStruct ? decodeStruct(s) : s;
+  return decoded && decoded.fields ? decoded.fields : {};
+}
+
+/** `s` decoded: an encoded Struct is decoded in full (StructBytesError when it is malformed). */
+export function decodeStruct(s: AnyStruct): WireStruct {
+  if (!(s instanceof EncodedStruct)) return s;
+  try {
+    return StructType.decode(s.bytes) as unknown as WireStruct;
+  } catch (e) {
+    throw new StructBytesError((e as Error).message);
+  }
+}
+
+/** `s` encoded: the bytes an encoded Struct came in, as they are; undefined for an unset one. */
+export function encodeStruct(s: AnyStruct | null | undefined): Buffer | undefined {
+  if (!s) return undefined;
+  if (s instanceof EncodedStruct) return s.bytes;
+  return Buffer.from(StructType.encode(s).finish());
+}
+
+/** True for an unset Struct or one without fields. */
+export function isEmptyStruct(s: AnyStruct | null | undefined): boolean {
+  if (!s) return true;
+  if (s instanceof EncodedStruct) return s.isEmpty;
+  return !s.fields || Object.keys(s.fields).length === 0;
 }
 
 /** A top-level string field of a bag, or undefined when absent or not a string. */
-export function stringField(s: WireStruct | null | undefined, key: string): string | undefined {
-  const fields = structFields(s);
-  if (!hasOwn(fields, key)) return undefined;
-  const v = fields[key];
-  return valueKind(v) === "string" ? v.stringValue : undefined;
+export function stringField(s: AnyStruct | null | undefined, key: string): string | undefined {
+  const v = rawField(s, key);
+  return v !== undefined && valueKind(v) === "string" ? v.stringValue : undefined;
 }
 
-/** A top-level field of a bag as it is on the wire, or undefined when absent. */
-export function rawField(s: WireStruct | null | undefined, key: string): WireValue | undefined {
+/**
+ * A top-level field of a bag as it is on the wire, or undefined when absent.
+ * Of an encoded bag only that field's entry is decoded.
+ */
+export function rawField(s: AnyStruct | null | undefined, key: string): WireValue | undefined {
+  if (s instanceof EncodedStruct) {
+    const entry = s.entry(key);
+    return entry && structFields(new EncodedStruct(entry))[key];
+  }
   const fields = structFields(s);
   return hasOwn(fields, key) ? fields[key] : undefined;
 }
@@ -76,6 +115,24 @@ export function withField(s: WireStruct | null | undefined, key: string, value: 
   for (const k of Object.keys(src)) fields[k] = src[k];
   if (value !== undefined) fields[key] = value;
   return { fields };
+}
+
+/**
+ * `to` with `from`'s `key` field exactly as `from` has it (left as it is when
+ * `from` has none). Between encoded bags the entry's bytes are copied over, and
+ * `to` itself is returned when it already holds the same entry.
+ */
+export function carryField(to: AnyStruct, from: AnyStruct | null | undefined, key: string): AnyStruct {
+  if (to instanceof EncodedStruct) {
+    let entry: Buffer | undefined;
+    if (from instanceof EncodedStruct) entry = from.entry(key);
+    else {
+      const value = rawField(from, key);
+      if (value !== undefined) entry = Buffer.from(StructType.encode({ fields: { [key]: value } }).finish());
+    }
+    return entry ? to.withEntry(key, entry) : to;
+  }
+  return withField(to, key, rawField(from, key));
 }
 
 /** A stable description of a Value's kind for error messages: "a string", "a number"… */
@@ -97,7 +154,7 @@ export function describeValue(v: WireValue | undefined): string {
 // (its map iterates in sorted key order), nulls kept, numbers as doubles, every
 // sentinel left as the string or object it is on the wire.
 
-export function structToJs(s: WireStruct | null | undefined): Record<string, unknown> {
+export function structToJs(s: AnyStruct | null | undefined): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   const fields = structFields(s);
   const keys = Object.keys(fields).sort();

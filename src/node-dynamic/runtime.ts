@@ -29,6 +29,7 @@ type Obj = Record<string, any>;
 
 export class NodeRuntime implements DynamicRuntime {
   readonly language = "nodejs" as const;
+  readonly bags = "decoded" as const;
   readonly loader: ProviderLoader;
 
   constructor(cwd: string = process.cwd()) {

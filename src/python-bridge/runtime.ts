@@ -4,7 +4,6 @@
 // reference's error (code and details as grpc-python would send them).
 import * as grpc from "@grpc/grpc-js";
 import { BadRequestError, CancelledError, UserOperationError } from "../host/errors.js";
-import { messageType } from "../host/proto.js";
 import type {
   Bag,
   CallInfo,
@@ -15,19 +14,29 @@ import type {
   ReadOutcome,
   UpdateOutcome,
 } from "../host/runtime.js";
-import type { WireStruct } from "../host/wire.js";
+import { EncodedStruct, StructBytesError } from "../host/struct-bytes.js";
+import { encodeStruct } from "../host/wire.js";
 import { ChannelBrokenError, RpcError } from "./connection.js";
 import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.js";
 import { ErrorCodes, userErrorData, type Method } from "./protocol.js";
 import type { WorkerPool } from "./pool.js";
 
-const StructType = messageType("google.protobuf.Struct");
+const encode = (bag: Bag): Buffer | undefined => encodeStruct(bag);
 
-const encode = (bag: Bag): Buffer | undefined => (bag ? Buffer.from(StructType.encode(bag).finish()) : undefined);
-const decode = (bytes: unknown): WireStruct => StructType.decode(bytes as Buffer) as unknown as WireStruct;
+/** A bag of the worker's answer, passed on as the bytes it is; its top level is checked here. */
+function encoded(call: CallInfo, field: string, bytes: unknown): EncodedStruct {
+  try {
+    return new EncodedStruct(bytes as Buffer).validated();
+  } catch (e) {
+    if (!(e instanceof StructBytesError)) throw e;
+    throw new Error(`${call.operation} ${call.urn}: the Python worker's ${field} is ${e.message}`);
+  }
+}
 
 export class PythonRuntime implements DynamicRuntime {
   readonly language = "python" as const;
+  /** Bags cross to the worker, and outs back, as the bytes they came in (src/host/struct-bytes.ts). */
+  readonly bags = "encoded" as const;
   private readonly facts = new Map<string, PickleFacts>();
 
   constructor(readonly pool: WorkerPool) {}
@@ -38,7 +47,7 @@ export class PythonRuntime implements DynamicRuntime {
 
   async check(call: CallInfo, provider: string, olds: Bag, news: Bag): Promise<CheckOutcome> {
     const r = await this.call(call, "check", { provider, olds: encode(olds), news: encode(news) });
-    return { inputs: decode(r.inputs), failures: r.failures as CheckOutcome["failures"] };
+    return { inputs: encoded(call, "inputs", r.inputs), failures: r.failures as CheckOutcome["failures"] };
   }
 
   async diff(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<DiffOutcome> {
@@ -48,19 +57,19 @@ export class PythonRuntime implements DynamicRuntime {
 
   async create(call: CallInfo, provider: string, props: Bag): Promise<CreateOutcome> {
     const r = await this.call(call, "create", { provider, props: encode(props) });
-    return { id: r.id as string, outs: decode(r.outs) };
+    return { id: r.id as string, outs: encoded(call, "outs", r.outs) };
   }
 
   async read(call: CallInfo, provider: string, id: string, props: Bag): Promise<ReadOutcome> {
     const r = await this.call(call, "read", { provider, id, props: encode(props) });
-    const outcome: ReadOutcome = { id: r.id as string, outs: decode(r.outs) };
-    if (r.inputs) outcome.inputs = decode(r.inputs);
+    const outcome: ReadOutcome = { id: r.id as string, outs: encoded(call, "outs", r.outs) };
+    if (r.inputs) outcome.inputs = encoded(call, "inputs", r.inputs);
     return outcome;
   }
 
   async update(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome> {
     const r = await this.call(call, "update", { provider, id, olds: encode(olds), news: encode(news) });
-    return { outs: decode(r.outs) };
+    return { outs: encoded(call, "outs", r.outs) };
   }
 
   async delete(call: CallInfo, provider: string, id: string, props: Bag): Promise<void> {

@@ -7,22 +7,29 @@ import { BadRequestError, toStatus, UserOperationError, ProviderResultError, Not
 import { NODEJS, PYTHON } from "../../src/host/modes.js";
 import { StatusType, InitFailedType, INIT_FAILED_TYPE_URL } from "../../src/host/proto.js";
 import type { Bag, CallInfo, DynamicRuntime } from "../../src/host/runtime.js";
-import { jsToStruct, structToJs, type WireStruct } from "../../src/host/wire.js";
+import { EncodedStruct } from "../../src/host/struct-bytes.js";
+import { encodeStruct, jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire.js";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+type Form = DynamicRuntime["bags"];
+/** A bag in either form a runtime may take and give. */
+const bag = (form: Form, o: object): AnyStruct => (form === "encoded" ? new EncodedStruct(encodeStruct(jsToStruct(o))!) : jsToStruct(o));
 const s = (o: object) => jsToStruct(o);
 
 class FakeRuntime implements DynamicRuntime {
   readonly language = "nodejs" as const;
   calls: { op: string; provider: string; call: CallInfo }[] = [];
-  outs: WireStruct = s({ out: 1 });
+  outs: AnyStruct;
+  constructor(readonly bags: Form = "decoded") {
+    this.outs = bag(bags, { out: 1 });
+  }
   async configure(_: Bag) {}
   private rec(op: string, call: CallInfo, provider: string) {
     this.calls.push({ op, provider, call });
   }
   async check(call: CallInfo, provider: string) {
     this.rec("check", call, provider);
-    return { inputs: s({ checked: true, __provider: "user tried to replace it" }), failures: [] };
+    return { inputs: bag(this.bags, { checked: true, __provider: "user tried to replace it" }), failures: [] };
   }
   async diff(call: CallInfo, provider: string) {
     this.rec("diff", call, provider);
@@ -34,7 +41,7 @@ class FakeRuntime implements DynamicRuntime {
   }
   async read(call: CallInfo, provider: string, id: string) {
     this.rec("read", call, provider);
-    return { id, outs: this.outs, inputs: s({ in: 1 }) };
+    return { id, outs: this.outs, inputs: bag(this.bags, { in: 1 }) };
   }
   async update(call: CallInfo, provider: string) {
     this.rec("update", call, provider);
@@ -50,11 +57,14 @@ class FakeRuntime implements DynamicRuntime {
 const signal = new AbortController().signal;
 const urn = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Resource::r";
 
-describe("core: provider selection and response building", function () {
+// Each case runs with the bags decoded (Node mode) and still encoded (Python mode's passthrough).
+for (const form of ["decoded", "encoded"] as const)
+describe(`core: provider selection and response building (${form} bags)`, function () {
   let rt: FakeRuntime;
   let core: DynamicCore;
+  const s = (o: object) => bag(form, o);
   beforeEach(function () {
-    rt = new FakeRuntime();
+    rt = new FakeRuntime(form);
     core = new DynamicCore(NODEJS, rt);
   });
 
@@ -126,6 +136,26 @@ describe("core: provider selection and response building", function () {
       expect((e as Error).message).to.contain('the request\'s news has a number as its "__provider" property');
     }
   });
+
+  if (form === "encoded")
+    it("a bag that is not an encoded Struct is a bad request naming the operation, resource and bag", async function () {
+      const broken = new EncodedStruct(Buffer.from([0x0a, 0x05, 0x0a]));
+      for (const [run, bagName] of [
+        [() => core.create({ urn, properties: broken }, signal), "properties"],
+        [() => core.check({ urn, olds: s({ __provider: "p" }), news: broken }, signal), "news"],
+        [() => core.read({ urn, id: "x", properties: broken }, signal), "properties"],
+      ] as [() => Promise<unknown>, string][]) {
+        try {
+          await run();
+          expect.fail("should throw");
+        } catch (e) {
+          expect(e).to.be.instanceOf(BadRequestError);
+          expect((e as BadRequestError).code).to.equal(grpc.status.INVALID_ARGUMENT);
+          expect((e as Error).message).to.match(new RegExp(`^[A-Z][a-z]+ ${urn}: the request's ${bagName} is not a valid encoded protobuf Struct: a field of 5 bytes runs past the end at byte 1$`));
+        }
+      }
+      expect(rt.calls).to.have.length(0);
+    });
 
   it("refuses a request for the other language's package, by type or by URN", async function () {
     const py = "urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::r";
