@@ -19,15 +19,32 @@ export class StructBytesError extends Error {
   }
 }
 
-/** Where one entry sits: [start, end) including its tag and length, and its key's bytes. */
+/** Where one entry sits: [start, end) including its tag and length, where its body starts, and its key's bytes. */
 interface EntrySpan {
   start: number;
+  bodyStart: number;
   end: number;
   keyStart: number;
   keyEnd: number;
 }
 
+/** Struct.fields = 1 and, within an entry, key = 1: length-delimited. */
 const FIELDS_TAG = (1 << 3) | 2;
+/** An entry's value = 2, a Value message. */
+const VALUE_TAG = (2 << 3) | 2;
+/** Value's string_value = 3; Value's oneof members are fields 1 to 6. */
+const STRING_VALUE = 3;
+const LAST_KIND_FIELD = 6;
+
+const keyBytesCache = new Map<string, Buffer>();
+function keyBytes(key: string): Buffer {
+  let b = keyBytesCache.get(key);
+  if (!b) {
+    b = Buffer.from(key, "utf8");
+    if (keyBytesCache.size < 16) keyBytesCache.set(key, b);
+  }
+  return b;
+}
 
 export class EncodedStruct {
   private spans?: EntrySpan[];
@@ -50,8 +67,45 @@ export class EncodedStruct {
    * top level is malformed.
    */
   entry(key: string): Buffer | undefined {
-    const span = this.lastSpan(Buffer.from(key, "utf8"));
+    const span = this.lastSpan(keyBytes(key));
     return span && this.bytes.subarray(span.start, span.end);
+  }
+
+  /**
+   * The string value of `key`, or undefined when the key is absent or its
+   * value is of another kind: read in place, without decoding the Value. As
+   * protobuf merges a message field given twice, and the last member of a
+   * oneof wins, so here.
+   */
+  stringValue(key: string): string | undefined {
+    const span = this.lastSpan(keyBytes(key));
+    if (!span) return undefined;
+    let kind = 0;
+    let start = 0;
+    let end = 0;
+    const entry = new Cursor(this.bytes, span.bodyStart, span.end);
+    while (!entry.done) {
+      const tag = entry.varint();
+      if (tag !== VALUE_TAG) {
+        entry.skip(tag);
+        continue;
+      }
+      const [valueStart, valueEnd] = entry.delimited();
+      const value = new Cursor(this.bytes, valueStart, valueEnd);
+      while (!value.done) {
+        const at = value.pos;
+        const valueTag = value.varint();
+        const field = valueTag >>> 3;
+        if (field === STRING_VALUE) {
+          if ((valueTag & 7) !== 2) throw new StructBytesError(`a string_value of wire type ${valueTag & 7}`, at);
+          [start, end] = value.delimited();
+        } else {
+          value.skip(valueTag);
+        }
+        if (field >= 1 && field <= LAST_KIND_FIELD) kind = field;
+      }
+    }
+    return kind === STRING_VALUE ? this.bytes.toString("utf8", start, end) : undefined;
   }
 
   /**
@@ -60,8 +114,8 @@ export class EncodedStruct {
    * entries and with `entry` appended.
    */
   withEntry(key: string, entry: Buffer): EncodedStruct {
-    const keyBytes = Buffer.from(key, "utf8");
-    const matching = this.entries().filter((s) => this.keyEquals(s, keyBytes));
+    const wanted = keyBytes(key);
+    const matching = this.entries().filter((s) => this.keyEquals(s, wanted));
     if (matching.length === 1 && this.bytes.subarray(matching[0].start, matching[0].end).equals(entry)) return this;
     const parts: Buffer[] = [];
     let from = 0;
@@ -73,15 +127,15 @@ export class EncodedStruct {
     return new EncodedStruct(Buffer.concat(parts));
   }
 
-  private lastSpan(keyBytes: Buffer): EntrySpan | undefined {
+  private lastSpan(wanted: Buffer): EntrySpan | undefined {
     const all = this.entries();
-    for (let i = all.length - 1; i >= 0; i--) if (this.keyEquals(all[i], keyBytes)) return all[i];
+    for (let i = all.length - 1; i >= 0; i--) if (this.keyEquals(all[i], wanted)) return all[i];
     return undefined;
   }
 
-  private keyEquals(span: EntrySpan, keyBytes: Buffer): boolean {
+  private keyEquals(span: EntrySpan, wanted: Buffer): boolean {
     const len = span.keyEnd - span.keyStart;
-    return len === keyBytes.length && this.bytes.compare(keyBytes, 0, len, span.keyStart, span.keyEnd) === 0;
+    return len === wanted.length && this.bytes.compare(wanted, 0, len, span.keyStart, span.keyEnd) === 0;
   }
 
   /** Every entry of the top level, read once; fields other than 1 are skipped as protobuf allows. */
@@ -107,7 +161,7 @@ export class EncodedStruct {
         if (innerTag === FIELDS_TAG) [keyStart, keyEnd] = inner.delimited();
         else inner.skip(innerTag);
       }
-      spans.push({ start, end, keyStart, keyEnd });
+      spans.push({ start, bodyStart, end, keyStart, keyEnd });
     }
     this.spans = spans;
     return spans;

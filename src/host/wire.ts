@@ -91,6 +91,7 @@ export function isEmptyStruct(s: AnyStruct | null | undefined): boolean {
 
 /** A top-level string field of a bag, or undefined when absent or not a string. */
 export function stringField(s: AnyStruct | null | undefined, key: string): string | undefined {
+  if (s instanceof EncodedStruct) return s.stringValue(key);
   const v = rawField(s, key);
   return v !== undefined && valueKind(v) === "string" ? v.stringValue : undefined;
 }

@@ -60,6 +60,21 @@ describe("struct-bytes: reading an encoded Struct at the wire level", function (
     expect(stringField(decoded(bytes), "__provider")).to.equal("second");
   });
 
+  it("reads a string in place by protobuf's rules: a Value given twice merges, the last member of the oneof wins", function () {
+    const key = [0x0a, 0x01, 0x6b]; // key "k"
+    const str = [0x12, 0x05, 0x1a, 0x03, 0x61, 0x62, 0x63]; // value { string_value: "abc" }
+    const num = [0x12, 0x09, 0x11, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f]; // value { number_value: 1 }
+    const entry = (...parts: number[][]) => {
+      const body = parts.flat();
+      return new EncodedStruct(Buffer.from([0x0a, body.length, ...body]));
+    };
+    expect(entry(key, str).stringValue("k")).to.equal("abc");
+    expect(entry(key, num, str).stringValue("k")).to.equal("abc");
+    expect(entry(key, str, num).stringValue("k")).to.equal(undefined);
+    expect(entry(key, str).stringValue("other")).to.equal(undefined);
+    expect(() => entry(key, [0x12, 0x02, 0x18, 0x01]).stringValue("k")).to.throw(StructBytesError, /a string_value of wire type 0 at byte 7/);
+  });
+
   it("skips fields other than the map's, of every wire type", function () {
     const unknown = Buffer.from([
       0x10, 0x96, 0x01, // field 2, varint 150
