@@ -4,6 +4,7 @@
 // the shape of our .proto, their bags decoded or still encoded (AnyStruct); the
 // runtime does the language-specific part.
 import * as grpc from "@grpc/grpc-js";
+import { CallSignal } from "./call-signal.js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
 import { BadRequestError, CancelledError } from "./errors.js";
 import type { Mode } from "./modes.js";
@@ -48,7 +49,7 @@ export class DynamicCore {
     return this.runtime.configure(args);
   }
 
-  async check(req: CheckRequest, signal: AbortSignal): Promise<CheckResponse> {
+  async check(req: CheckRequest, signal: CallSignal): Promise<CheckResponse> {
     const call = this.callInfo("Check", req, signal);
     const bag = this.providerBag(call, req.olds, req.news);
     const provider = this.providerText(call, bag.bag, bag.name);
@@ -56,21 +57,21 @@ export class DynamicCore {
     return { inputs: carryProvider(outcome.inputs, req.news), failures: outcome.failures };
   }
 
-  async diff(req: DiffRequest, signal: AbortSignal): Promise<DiffResponseFields> {
+  async diff(req: DiffRequest, signal: CallSignal): Promise<DiffResponseFields> {
     const call = this.callInfo("Diff", req, signal);
     const bag = this.providerBag(call, req.olds, req.news);
     const provider = this.providerText(call, bag.bag, bag.name);
     return diffResponse(await this.run(call, () => this.runtime.diff(call, provider, req.id ?? "", req.olds, req.news)));
   }
 
-  async create(req: CreateRequest, signal: AbortSignal): Promise<CreateResponse> {
+  async create(req: CreateRequest, signal: CallSignal): Promise<CreateResponse> {
     const call = this.callInfo("Create", req, signal);
     const provider = this.providerText(call, req.properties, "properties");
     const outcome = await this.run(call, () => this.runtime.create(call, provider, req.properties));
     return { id: outcome.id, properties: carryProvider(outcome.outs, req.properties) };
   }
 
-  async read(req: ReadRequest, signal: AbortSignal): Promise<ReadResponse> {
+  async read(req: ReadRequest, signal: CallSignal): Promise<ReadResponse> {
     const call = this.callInfo("Read", req, signal);
     // Refresh sends the state in `properties`; a user-driven get sends only `inputs`.
     const useInputs = this.inspect(call, "properties", () => isEmptyStruct(req.properties)) && req.inputs !== undefined && req.inputs !== null;
@@ -82,7 +83,7 @@ export class DynamicCore {
     return resp;
   }
 
-  async update(req: UpdateRequest, signal: AbortSignal): Promise<UpdateResponse> {
+  async update(req: UpdateRequest, signal: CallSignal): Promise<UpdateResponse> {
     const call = this.callInfo("Update", req, signal);
     // The new code runs an update: news always holds the provider (no unknowns outside preview).
     const provider = this.providerText(call, req.news, "news");
@@ -90,7 +91,7 @@ export class DynamicCore {
     return { properties: carryProvider(outcome.outs, req.news) };
   }
 
-  async delete(req: DeleteRequest, signal: AbortSignal): Promise<void> {
+  async delete(req: DeleteRequest, signal: CallSignal): Promise<void> {
     const call = this.callInfo("Delete", req, signal);
     // The state's provider, i.e. the code that created or last updated the resource.
     const provider = this.providerText(call, req.properties, "properties");
@@ -111,10 +112,9 @@ export class DynamicCore {
     const signal = call.signal;
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
+      const off = signal.onAbort(reject);
       const done = () => {
-        signal.removeEventListener("abort", onAbort);
+        off();
         call.dispose?.();
       };
       work().then(
@@ -131,7 +131,7 @@ export class DynamicCore {
   }
 
   /** Names the call, refuses a resource of the other language's package, and arms its timeout. */
-  private callInfo(operation: Operation, req: ResourceRequest, signal: AbortSignal): CallInfo {
+  private callInfo(operation: Operation, req: ResourceRequest, signal: CallSignal): CallInfo {
     const urn = req.urn ?? "";
     for (const token of [req.type ?? "", typeOfUrn(urn)]) {
       const pkg = token.includes(":") ? token.slice(0, token.indexOf(":")) : "";
@@ -144,9 +144,8 @@ export class DynamicCore {
     }
     const seconds = req.timeout ?? 0;
     if (!(seconds > 0) || !Number.isFinite(seconds)) return { operation, urn, signal };
-    const limited = new AbortController();
-    const forward = () => limited.abort(signal.reason);
-    signal.addEventListener("abort", forward, { once: true });
+    const limited = new CallSignal();
+    const off = signal.onAbort((reason) => limited.abort(reason));
     const timer = setTimeout(() => {
       limited.abort(
         new CancelledError(
@@ -158,9 +157,9 @@ export class DynamicCore {
     }, seconds * 1000);
     const dispose = () => {
       clearTimeout(timer);
-      signal.removeEventListener("abort", forward);
+      off();
     };
-    return { operation, urn, signal: limited.signal, dispose };
+    return { operation, urn, signal: limited, dispose };
   }
 
   /** The serialized provider text in `bag`, or a clear error naming the resource, method and property. */

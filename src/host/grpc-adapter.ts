@@ -1,17 +1,18 @@
 // The one place where async handlers meet grpc-js. grpc-js ignores a handler's
 // returned promise, so a rejection would leave the call hanging; these wrappers
 // await the handler, answer exactly once, map every failure through toStatus,
-// and turn the call's cancellation into an AbortSignal for the handler.
+// and turn the call's cancellation into a CallSignal for the handler.
 import * as grpc from "@grpc/grpc-js";
+import { CallSignal } from "./call-signal.js";
 import { CancelledError, toStatus } from "./errors.js";
 import { log } from "./log.js";
 
-export type UnaryHandler<Req, Res> = (request: Req, signal: AbortSignal) => Promise<Res> | Res;
+export type UnaryHandler<Req, Res> = (request: Req, signal: CallSignal) => Promise<Res> | Res;
 
 export function unary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    const abort = new AbortController();
-    const onCancel = () => abort.abort(new CancelledError(`${rpc} was cancelled by the engine`));
+    const signal = new CallSignal();
+    const onCancel = () => signal.abort(new CancelledError(`${rpc} was cancelled by the engine`));
     call.once("cancelled", onCancel);
     let answered = false;
     const answer = (err: grpc.ServiceError | null, value?: Res) => {
@@ -23,7 +24,7 @@ export function unary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>): g
     };
     const started = Date.now();
     Promise.resolve()
-      .then(() => handler(call.request, abort.signal))
+      .then(() => handler(call.request, signal))
       .then(
         (value) => {
           log(2, `${rpc} ok in ${Date.now() - started} ms`);

@@ -6,6 +6,7 @@
 // returns a normalized outcome. Bags stay in wire form across this boundary,
 // decoded or still encoded as the runtime's `bags` asks (AnyStruct): each
 // adapter decodes them the way its reference plugin does, or passes them on.
+import type { CallSignal } from "./call-signal.js";
 import type { AnyStruct } from "./wire.js";
 
 export type Language = "nodejs" | "python";
@@ -18,7 +19,7 @@ export interface CallInfo {
   operation: Operation;
   urn: string;
   /** Aborted when the engine cancels the call or the operation's timeout passes. */
-  signal: AbortSignal;
+  signal: CallSignal;
   /** Releases the timeout timer once the operation settled. */
   dispose?: () => void;
 }

@@ -5,6 +5,7 @@
 // only the request it carried; a cancelled request is forgotten at once and the
 // worker is told, so no caller ever waits forever.
 import type { Duplex } from "node:stream";
+import type { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { encodeFrame, FrameDecoder } from "./framing.js";
 import { incomingMessage, resultSchemas, type Method } from "./protocol.js";
@@ -84,23 +85,31 @@ export class RpcConnection {
   }
 
   /** Sends a request; settles with its result, its error, or the failure that ended the channel. */
-  request(info: RequestInfo, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  request(info: RequestInfo, params: Record<string, unknown>, signal?: CallSignal): Promise<Record<string, unknown>> {
     if (this.broken) return Promise.reject(this.broken(info));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const onAbort = () => {
+      const onAbort = (reason: Error) => {
         if (!this.pending.delete(id)) return;
         this.notify("$/cancel", { id });
-        reject(signal!.reason instanceof Error ? signal!.reason : new Error(String(signal!.reason)));
+        reject(reason);
       };
-      const settle = <T>(fn: (v: T) => void) => (v: T) => {
-        signal?.removeEventListener("abort", onAbort);
-        fn(v);
-      };
-      this.pending.set(id, { info, resolve: settle(resolve), reject: settle(reject) });
-      if (signal) {
-        if (signal.aborted) return onAbort();
-        signal.addEventListener("abort", onAbort, { once: true });
+      if (!signal) {
+        this.pending.set(id, { info, resolve, reject });
+      } else {
+        if (signal.aborted) return reject(signal.reason);
+        const off = signal.onAbort(onAbort);
+        this.pending.set(id, {
+          info,
+          resolve: (v) => {
+            off();
+            resolve(v);
+          },
+          reject: (e) => {
+            off();
+            reject(e);
+          },
+        });
       }
       this.write({ jsonrpc: "2.0", id, method: info.method, params }, (err) => {
         if (!err) return;

@@ -13,6 +13,7 @@
 // ordinary programs; under CPU-bound load a provider is loaded and configured
 // once in each worker that serves it.
 import { availableParallelism } from "node:os";
+import type { CallSignal } from "../host/call-signal.js";
 import type { RequestInfo } from "./connection.js";
 import { log } from "../host/log.js";
 import type { Interpreter } from "./interpreter.js";
@@ -72,7 +73,7 @@ export class WorkerPool {
     );
   }
 
-  async request(info: RequestInfo, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  async request(info: RequestInfo, params: Record<string, unknown>, signal?: CallSignal): Promise<Record<string, unknown>> {
     if (this.closed) throw new Error("the Python worker pool is shut down");
     const slot = this.pick();
     slot.inFlight++;

@@ -6,6 +6,7 @@
 // it fails at once with an error that names the resource, the method, how the
 // worker ended and what it last printed.
 import type { Duplex } from "node:stream";
+import { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
 import { describeRequest, RpcConnection, type RequestInfo } from "./connection.js";
@@ -103,7 +104,7 @@ export class WorkerProcess {
    * later requests name it by the id alone (python-stub/protocol.py), so a
    * large pickle is not re-sent, re-parsed and re-hashed on every request.
    */
-  request(info: RequestInfo, params: Record<string, unknown>, signal?: AbortSignal): Promise<Record<string, unknown>> {
+  request(info: RequestInfo, params: Record<string, unknown>, signal?: CallSignal): Promise<Record<string, unknown>> {
     const text = params.provider;
     // An aborted request is never written: its text must not count as sent.
     if (typeof text !== "string" || signal?.aborted) return this.conn.request(info, params, signal);
@@ -130,12 +131,12 @@ export class WorkerProcess {
   private async healthCheck(timeoutMs: number): Promise<void> {
     if (!this.alive || this.conn.inFlight === 0 || this.stopReason !== undefined || this.pinging) return;
     this.pinging = true;
-    const abort = new AbortController();
+    const abort = new CallSignal();
     const timer = setTimeout(() => abort.abort(new Error("no answer")), timeoutMs);
     try {
-      await this.conn.request({ method: "ping", urn: "", operation: "health check" }, {}, abort.signal);
+      await this.conn.request({ method: "ping", urn: "", operation: "health check" }, {}, abort);
     } catch {
-      if (abort.signal.aborted && this.alive) {
+      if (abort.aborted && this.alive) {
         this.stopReason = `stopped answering (no reply to a health check within ${timeoutMs} ms) and was killed`;
         log(1, `python worker ${this.index} (pid ${this.pid}) ${this.stopReason}`);
         this.kill();

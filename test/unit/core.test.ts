@@ -2,6 +2,7 @@
 // bag held the provider, what the response carries, and how failures map.
 import { expect } from "chai";
 import * as grpc from "@grpc/grpc-js";
+import { CallSignal } from "../../src/host/call-signal.js";
 import { DynamicCore, typeOfUrn } from "../../src/host/core.js";
 import { BadRequestError, toStatus, UserOperationError, ProviderResultError, NotImplementedError, CancelledError, WorkerDiedError } from "../../src/host/errors.js";
 import { NODEJS, PYTHON } from "../../src/host/modes.js";
@@ -54,7 +55,7 @@ class FakeRuntime implements DynamicRuntime {
   async close() {}
 }
 
-const signal = new AbortController().signal;
+const signal = new CallSignal();
 const urn = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Resource::r";
 
 // Each case runs with the bags decoded (Node mode) and still encoded (Python mode's passthrough).
@@ -231,7 +232,7 @@ describe("core: timeouts and cancellation", function () {
     const core = new DynamicCore(NODEJS, rt);
     const started = Date.now();
     try {
-      await core.create({ urn, properties: s({ __provider: "p" }), timeout: 0.05 }, new AbortController().signal);
+      await core.create({ urn, properties: s({ __provider: "p" }), timeout: 0.05 }, new CallSignal());
       expect.fail("should time out");
     } catch (e) {
       const st = toStatus(e, "Create");
@@ -244,8 +245,8 @@ describe("core: timeouts and cancellation", function () {
 
   it("answers CANCELLED at once when the engine abandons the call", async function () {
     const core = new DynamicCore(NODEJS, new Hanging());
-    const abort = new AbortController();
-    const pending = core.create({ urn, properties: s({ __provider: "p" }) }, abort.signal);
+    const abort = new CallSignal();
+    const pending = core.create({ urn, properties: s({ __provider: "p" }) }, abort);
     abort.abort(new CancelledError("Create was cancelled by the engine"));
     try {
       await pending;
@@ -253,6 +254,24 @@ describe("core: timeouts and cancellation", function () {
     } catch (e) {
       expect(toStatus(e, "Create").code).to.equal(grpc.status.CANCELLED);
     }
+  });
+
+  it("a call signal runs each listener once, in order, unless unregistered; late listeners run at once", function () {
+    const sig = new CallSignal();
+    const heard: string[] = [];
+    sig.onAbort((r) => heard.push(`a:${r.message}`));
+    const off = sig.onAbort(() => heard.push("b"));
+    sig.onAbort((r) => heard.push(`c:${r.message}`));
+    off();
+    off();
+    expect(sig.aborted).to.equal(false);
+    expect(sig.reason).to.equal(undefined);
+    sig.abort(new Error("first"));
+    sig.abort(new Error("second"));
+    expect(heard).to.deep.equal(["a:first", "c:first"]);
+    expect(sig.reason!.message).to.equal("first");
+    sig.onAbort((r) => heard.push(`late:${r.message}`))();
+    expect(heard).to.deep.equal(["a:first", "c:first", "late:first"]);
   });
 
   it("the Cancel RPC reaches the runtime", function () {
