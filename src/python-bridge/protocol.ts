@@ -96,6 +96,13 @@ export const userErrorData = z
   .strict();
 
 const id = z.number().int();
+
+/** A whole answer to a request of each method, result included: the common message, checked in one pass. */
+const responseSchema = (result: z.ZodType<Record<string, unknown>>) => z.object({ jsonrpc: z.literal("2.0"), id, result }).strict();
+export const responseSchemas = Object.fromEntries(
+  Object.entries(resultSchemas).map(([m, result]) => [m, responseSchema(result)]),
+) as Record<Method, ReturnType<typeof responseSchema>>;
+
 const errorObject = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).strict();
 
 /** Any message the worker may send. */

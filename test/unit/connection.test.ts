@@ -1,0 +1,95 @@
+// The host's side of the worker channel against a scripted peer: the real
+// worker never sends messages outside the protocol, so these cases need a fake
+// one. A result is checked whole by its method's schema; a result that breaks
+// it fails only its own request, a message outside the protocol stops the
+// channel, and a late answer is dropped.
+import { expect } from "chai";
+import { Duplex } from "node:stream";
+import { CallSignal } from "../../src/host/call-signal.js";
+import { ChannelBrokenError, RpcConnection, RpcError, type RequestInfo } from "../../src/python-bridge/connection.js";
+import { encodeFrame, FrameDecoder } from "../../src/python-bridge/framing.js";
+
+const create: RequestInfo = { method: "create", urn: "urn:pulumi:dev::p::pulumi-python:dynamic:Resource::r", operation: "Create" };
+
+/** A connection whose peer is this test: `sent` holds what the host wrote, `answer` writes to it. */
+function scripted() {
+  const decoder = new FrameDecoder();
+  const sent: any[] = [];
+  const stream = new Duplex({
+    read() {},
+    write(chunk: Buffer, _enc, cb) {
+      sent.push(...decoder.push(chunk));
+      cb();
+    },
+  });
+  const broken: Error[] = [];
+  const conn = new RpcConnection(stream, () => undefined, (reason) => broken.push(reason));
+  const answer = (message: unknown) => stream.push(Buffer.concat(encodeFrame(message)));
+  /** Waits until the host has written `n` messages (writes leave once per event-loop turn). */
+  const written = async (n: number) => {
+    while (sent.length < n) await new Promise((r) => setImmediate(r));
+  };
+  return { conn, sent, answer, broken, written };
+}
+
+const settle = (p: Promise<unknown>): Promise<{ ok?: unknown; err?: Error }> => p.then((v) => ({ ok: v }), (e: unknown) => ({ err: e as Error }));
+
+describe("worker channel: what the host accepts from a worker", function () {
+  it("resolves a result that fits its method, with the result alone", async function () {
+    const { conn, answer, written, sent } = scripted();
+    const pending = conn.request(create, { urn: create.urn, providerId: 1 });
+    await written(1);
+    answer({ jsonrpc: "2.0", id: sent[0].id, result: { id: "r1", outs: Buffer.from([0x0a, 0x00]) } });
+    const r = await pending;
+    expect(r.id).to.equal("r1");
+    expect(Buffer.isBuffer(r.outs)).to.equal(true);
+  });
+
+  it("fails only the request whose result breaks its schema; the channel goes on", async function () {
+    const { conn, answer, written, sent, broken } = scripted();
+    const bad = settle(conn.request(create, { urn: create.urn, providerId: 1 }));
+    const good = conn.request(create, { urn: create.urn, providerId: 1 });
+    await written(2);
+    answer({ jsonrpc: "2.0", id: sent[0].id, result: { id: 5, outs: Buffer.alloc(0) } });
+    answer({ jsonrpc: "2.0", id: sent[1].id, result: { id: "fine", outs: Buffer.alloc(0) } });
+    const failed = await bad;
+    expect(failed.err).to.be.instanceOf(ChannelBrokenError);
+    expect(failed.err!.message).to.match(/^the worker's create result is outside the protocol: /);
+    expect((await good).id).to.equal("fine");
+    expect(broken).to.deep.equal([]);
+  });
+
+  it("stops the channel on a message outside the protocol, failing every request in flight by name", async function () {
+    const { conn, answer, written, sent, broken } = scripted();
+    const a = settle(conn.request(create, { urn: create.urn, providerId: 1 }));
+    const b = settle(conn.request(create, { urn: create.urn, providerId: 1 }));
+    await written(2);
+    answer({ jsonrpc: "2.0", id: sent[0].id, result: { id: "x", outs: Buffer.alloc(0) }, extra: true });
+    for (const r of [await a, await b]) {
+      expect(r.err).to.be.instanceOf(ChannelBrokenError);
+      expect(r.err!.message).to.match(new RegExp(`^Create ${create.urn}: the worker sent a message outside the protocol`));
+    }
+    expect(broken).to.have.length(1);
+    const later = await settle(conn.request(create, { urn: create.urn, providerId: 1 }));
+    expect(later.err).to.be.instanceOf(ChannelBrokenError);
+  });
+
+  it("passes an error answer on as an RpcError, and drops an answer to a request no longer waited for", async function () {
+    const { conn, answer, written, sent, broken } = scripted();
+    const signal = new CallSignal();
+    const abandoned = settle(conn.request(create, { urn: create.urn, providerId: 1 }, signal));
+    const failing = settle(conn.request(create, { urn: create.urn, providerId: 1 }));
+    await written(2);
+    signal.abort(new Error("gave up"));
+    expect((await abandoned).err!.message).to.equal("gave up");
+    await written(3);
+    expect(sent[2]).to.deep.equal({ jsonrpc: "2.0", method: "$/cancel", params: { id: sent[0].id } });
+    answer({ jsonrpc: "2.0", id: sent[0].id, result: { id: "late", outs: Buffer.alloc(0) } });
+    answer({ jsonrpc: "2.0", id: sent[1].id, error: { code: -32000, message: "user code raised" } });
+    const failed = (await failing).err as RpcError;
+    expect(failed).to.be.instanceOf(RpcError);
+    expect(failed.code).to.equal(-32000);
+    expect(conn.inFlight).to.equal(0);
+    expect(broken).to.deep.equal([]);
+  });
+});
