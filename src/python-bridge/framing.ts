@@ -30,35 +30,46 @@ export function encodeFrame(message: unknown): Buffer[] {
   return [header, body, ...tail];
 }
 
+/** A copy of `value` with each buffer replaced by its reference; the caller's objects are left alone. */
 function withBinRefs(value: unknown, ref: (b: Buffer) => unknown): unknown {
+  if (value === null || typeof value !== "object") return value;
   if (Buffer.isBuffer(value)) return ref(value);
   if (value instanceof Uint8Array) return ref(Buffer.from(value.buffer, value.byteOffset, value.byteLength));
   if (Array.isArray(value)) return value.map((v) => withBinRefs(v, ref));
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = withBinRefs(v, ref);
-    return out;
+  const obj = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(obj)) {
+    const v = obj[k];
+    if (v !== undefined) out[k] = withBinRefs(v, ref);
   }
-  return value;
+  return out;
 }
 
+/** `value` (fresh from JSON.parse, so ours to change) with each reference replaced by its slice of the tail. */
 function resolveBinRefs(value: unknown, tail: Buffer): unknown {
-  if (Array.isArray(value)) return value.map((v) => resolveBinRefs(v, tail));
-  if (value !== null && typeof value === "object") {
-    const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj);
-    if (keys.length === 1 && keys[0] === "$bin") {
-      const ref = obj.$bin;
-      if (!Array.isArray(ref) || ref.length !== 2 || !ref.every((n) => Number.isInteger(n) && n >= 0) || ref[0] + ref[1] > tail.length) {
-        throw new FrameError(`malformed $bin reference ${JSON.stringify(ref)} (tail is ${tail.length} bytes)`);
-      }
-      return tail.subarray(ref[0], ref[0] + ref[1]);
-    }
-    const out: Record<string, unknown> = {};
-    for (const k of keys) out[k] = resolveBinRefs(obj[k], tail);
-    return out;
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = resolveBinRefs(value[i], tail);
+    return value;
   }
-  return value;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  if (keys.length === 1 && keys[0] === "$bin") {
+    const ref = obj.$bin;
+    if (!Array.isArray(ref) || ref.length !== 2 || !ref.every((n) => Number.isInteger(n) && n >= 0) || ref[0] + ref[1] > tail.length) {
+      throw new FrameError(`malformed $bin reference ${JSON.stringify(ref)} (tail is ${tail.length} bytes)`);
+    }
+    return tail.subarray(ref[0], ref[0] + ref[1]);
+  }
+  for (const k of keys) {
+    const v = obj[k];
+    const resolved = resolveBinRefs(v, tail);
+    if (resolved === v) continue; // only a reference changes identity
+    // JSON.parse makes "__proto__" an own key; assigning to it would set the prototype instead.
+    if (k === "__proto__") Object.defineProperty(obj, k, { value: resolved, writable: true, enumerable: true, configurable: true });
+    else obj[k] = resolved;
+  }
+  return obj;
 }
 
 /**
@@ -125,7 +136,12 @@ export class FrameDecoder {
   }
 }
 
+/** The header the worker writes (python-stub/protocol.py); others go through the general parse. */
+const USUAL_HEADER = /^Content-Length: (\d{1,15})\r\nBinary-Length: (\d{1,15})$/;
+
 function parseHeader(text: string): { jsonLength: number; binLength: number } {
+  const usual = USUAL_HEADER.exec(text);
+  if (usual) return { jsonLength: Number(usual[1]), binLength: Number(usual[2]) };
   const fields = new Map<string, string>();
   for (const line of text.split("\r\n")) {
     const i = line.indexOf(":");

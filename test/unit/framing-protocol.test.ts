@@ -39,6 +39,14 @@ describe("worker channel framing", function () {
     expect(msg.result.outs.equals(big)).to.equal(true);
   });
 
+  it("resolves a reference under a __proto__ key as the own property it is, never the prototype", function () {
+    const json = Buffer.from('{"jsonrpc":"2.0","id":1,"result":{"__proto__":{"$bin":[0,2]}}}');
+    const frame = Buffer.concat([Buffer.from(`Content-Length: ${json.length}\r\nBinary-Length: 2\r\n\r\n`), json, Buffer.from([7, 8])]);
+    const [m] = new FrameDecoder().push(frame) as any[];
+    expect(Object.getPrototypeOf(m.result)).to.equal(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(m.result, "__proto__")!.value).to.deep.equal(Buffer.from([7, 8]));
+  });
+
   it("rejects garbage with a FrameError instead of waiting forever", function () {
     expect(() => new FrameDecoder().push(Buffer.alloc(5000, 65))).to.throw(FrameError, /no frame header/);
     expect(() => new FrameDecoder().push(Buffer.from("Content-Length: x\r\n\r\n"))).to.throw(FrameError, /bad frame lengths/);
