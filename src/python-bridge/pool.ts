@@ -39,8 +39,12 @@ export function defaultPoolSize(env: NodeJS.ProcessEnv = process.env): number {
 
 interface Slot {
   worker: WorkerProcess;
-  /** Settles once the worker has the current config: requests wait for it. */
-  configured: Promise<void>;
+  /**
+   * Set while the worker is being given the current config: settles (never
+   * rejects) once that is over, and requests wait for it. If configuring failed
+   * because the worker died, each waiting request fails naming its own resource.
+   */
+  configuring?: Promise<void>;
   inFlight: number;
 }
 
@@ -65,12 +69,7 @@ export class WorkerPool {
   async configure(args: Buffer | undefined): Promise<void> {
     this.config = args;
     const live = this.slots.filter((s): s is Slot => s !== undefined && s.worker.alive);
-    await Promise.all(
-      live.map((s) => {
-        s.configured = s.worker.request({ method: "configure", urn: "", operation: "Configure" }, { args }).then(() => undefined);
-        return s.configured;
-      }),
-    );
+    await Promise.all(live.map((s) => this.configureSlot(s, args)));
   }
 
   async request(info: RequestInfo, params: Record<string, unknown>, signal?: CallSignal): Promise<Record<string, unknown>> {
@@ -78,8 +77,7 @@ export class WorkerPool {
     const slot = this.pick();
     slot.inFlight++;
     try {
-      // If configuring failed because the worker died, the request below fails naming its own resource.
-      await slot.configured.catch(() => undefined);
+      if (slot.configuring) await slot.configuring;
       return await slot.worker.request(info, params, signal);
     } finally {
       slot.inFlight--;
@@ -144,14 +142,24 @@ export class WorkerPool {
     const existing = this.slots[i];
     if (existing && existing.worker.alive) return existing;
     const worker = new WorkerProcess(this.opts.interpreter, this.opts.cwd, i, child);
-    const configured =
-      this.config === undefined
-        ? Promise.resolve()
-        : worker.request({ method: "configure", urn: "", operation: "Configure" }, { args: this.config }).then(() => undefined);
-    // A failed configure fails the requests that wait for it; it must not go unobserved.
-    configured.catch(() => undefined);
-    const slot: Slot = { worker, configured, inFlight: 0 };
+    const slot: Slot = { worker, inFlight: 0 };
     this.slots[i] = slot;
+    // Nobody awaits this one but the requests (through `configuring`): it must not go unobserved.
+    if (this.config !== undefined) this.configureSlot(slot, this.config).catch(() => undefined);
     return slot;
+  }
+
+  /** Sends `args` to the slot's worker; its requests wait until that is over. */
+  private configureSlot(slot: Slot, args: Buffer | undefined): Promise<void> {
+    const sent = slot.worker.request({ method: "configure", urn: "", operation: "Configure" }, { args });
+    const over = sent.then(
+      () => undefined,
+      () => undefined,
+    );
+    slot.configuring = over;
+    void over.then(() => {
+      if (slot.configuring === over) slot.configuring = undefined;
+    });
+    return sent.then(() => undefined);
   }
 }

@@ -90,7 +90,11 @@ export class PythonRuntime implements DynamicRuntime {
    * payloads that cannot work (not base64, JavaScript, code from another
    * Python) are refused before any worker unpickles them.
    */
-  private async vet(call: CallInfo, text: string): Promise<PickleFacts> {
+  private vet(call: CallInfo, text: string): PickleFacts | Promise<PickleFacts> {
+    return this.facts.get(text) ?? this.vetNew(call, text);
+  }
+
+  private async vetNew(call: CallInfo, text: string): Promise<PickleFacts> {
     let facts = this.facts.get(text);
     if (!facts) {
       const inspection = inspectPayload(text);
@@ -118,9 +122,11 @@ export class PythonRuntime implements DynamicRuntime {
 
   /** One request to the pool, its failure mapped onto the host's error kinds. */
   private async call(call: CallInfo, method: Method, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const facts = await this.vet(call, params.provider as string);
+    const vetted = this.vet(call, params.provider as string);
+    const facts = vetted instanceof Promise ? await vetted : vetted;
+    params.urn = call.urn;
     try {
-      return await this.pool.request({ method, urn: call.urn, operation: call.operation }, { urn: call.urn, ...params }, call.signal);
+      return await this.pool.request({ method, urn: call.urn, operation: call.operation }, params, call.signal);
     } catch (e) {
       if (e instanceof RpcError) {
         if (e.code === ErrorCodes.UserError || e.code === ErrorCodes.LoadError) {

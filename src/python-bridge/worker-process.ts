@@ -103,6 +103,8 @@ export class WorkerProcess {
    * Sends a request. A provider's text goes to this worker once, with an id;
    * later requests name it by the id alone (python-stub/protocol.py), so a
    * large pickle is not re-sent, re-parsed and re-hashed on every request.
+   * `params` is the caller's own object, made for this request: `providerId`
+   * is set on it, and `provider` cleared once this worker has the text.
    */
   request(info: RequestInfo, params: Record<string, unknown>, signal?: CallSignal): Promise<Record<string, unknown>> {
     const text = params.provider;
@@ -112,10 +114,11 @@ export class WorkerProcess {
     if (providerId === undefined) {
       providerId = this.providerIds.size + 1;
       this.providerIds.set(text, providerId);
-      return this.conn.request(info, { ...params, providerId }, signal);
+    } else {
+      params.provider = undefined; // left out of the frame
     }
-    const { provider: _sent, ...rest } = params;
-    return this.conn.request(info, { ...rest, providerId }, signal);
+    params.providerId = providerId;
+    return this.conn.request(info, params, signal);
   }
 
   /** SIGKILL: the worker holds no state that outlives it. */
