@@ -95,33 +95,38 @@ class ProtocolError(Exception):
         self.code = code
 
 
-def _check_field(where, name, kind, value):
-    ok = {
-        "str": lambda v: isinstance(v, str),
-        "bool": lambda v: isinstance(v, bool),
-        "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
-        "bin": lambda v: isinstance(v, (bytes, bytearray, memoryview)),
-        "changes": lambda v: v in ("some", "none", "unknown"),
-        "replaces": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-        "failures": lambda v: isinstance(v, list)
-        and all(isinstance(f, dict) and isinstance(f.get("property"), str) and isinstance(f.get("reason"), str) for f in v),
-        "any": lambda v: True,
-    }[kind]
-    if not ok(value):
-        raise ProtocolError(INVALID_PARAMS, f"{where}: field {name!r} must be {kind}, got {type(value).__name__}")
+_KIND_CHECKS = {
+    "str": lambda v: isinstance(v, str),
+    "bool": lambda v: isinstance(v, bool),
+    "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "bin": lambda v: isinstance(v, (bytes, bytearray, memoryview)),
+    "changes": lambda v: v in ("some", "none", "unknown"),
+    "replaces": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+    "failures": lambda v: isinstance(v, list)
+    and all(isinstance(f, dict) and isinstance(f.get("property"), str) and isinstance(f.get("reason"), str) for f in v),
+    "any": lambda v: True,
+}
+
+# The field names of each spec, computed once; the entry keeps its spec, so an id is never reused.
+_NAMES = {}
 
 
 def check_fields(where, spec, obj):
     """Strict check: every required field present and well typed, nothing unknown."""
     if not isinstance(obj, dict):
         raise ProtocolError(INVALID_PARAMS, f"{where}: expected an object, got {type(obj).__name__}")
-    names = {name for name, _, _ in spec}
+    cached = _NAMES.get(id(spec))
+    if cached is None or cached[0] is not spec:
+        cached = _NAMES[id(spec)] = (spec, frozenset(name for name, _, _ in spec))
+    names = cached[1]
     for key in obj:
         if key not in names:
             raise ProtocolError(INVALID_PARAMS, f"{where}: unknown field {key!r}")
     for name, kind, required in spec:
-        if name in obj and obj[name] is not None:
-            _check_field(where, name, kind, obj[name])
+        value = obj.get(name)
+        if value is not None:
+            if not _KIND_CHECKS[kind](value):
+                raise ProtocolError(INVALID_PARAMS, f"{where}: field {name!r} must be {kind}, got {type(value).__name__}")
         elif required:
             raise ProtocolError(INVALID_PARAMS, f"{where}: missing field {name!r}")
 
@@ -176,19 +181,34 @@ def _decode_bins(value, tail):
     return value
 
 
+# Frames up to this size are joined into one send; larger parts are sent as they are.
+_JOIN_LIMIT = 64 * 1024
+
+
 class Channel:
     """One bidirectional socket to the host. Reads happen on one thread; writes are serialized by a lock."""
 
     def __init__(self, fd):
         self._sock = socket.socket(fileno=fd)
+        # Bytes read and not yet consumed start at _pos: frames are consumed by moving _pos,
+        # and the consumed bytes are dropped only before the next read from the socket, so a
+        # batch of frames that arrived together is not shifted once per frame.
         self._buf = bytearray()
+        self._pos = 0
         # recv(n) would allocate (and the allocator map and unmap) n bytes on every
         # call; reading into one buffer kept for the channel's life costs a copy.
         self._scratch = memoryview(bytearray(1 << 20))
-        self._write_lock = threading.Lock()
+        # Frames waiting to be sent, and whether a thread is sending them (see write).
+        self._out_lock = threading.Lock()
+        self._out = []
+        self._out_bytes = 0
+        self._sending = False
 
     def _recv(self):
         """Appends what the socket has (waiting for something) to the buffer; False at end of stream."""
+        if self._pos:
+            del self._buf[: self._pos]
+            self._pos = 0
         n = self._sock.recv_into(self._scratch)
         if n == 0:
             return False
@@ -196,7 +216,8 @@ class Channel:
         return True
 
     def _fill(self, need):
-        while len(self._buf) < need:
+        """Reads until `need` bytes from _pos are buffered; False at end of stream."""
+        while len(self._buf) - self._pos < need:
             if not self._recv():
                 return False
         return True
@@ -204,17 +225,18 @@ class Channel:
     def read(self):
         """The next message (with $bin references resolved), or None at end of stream."""
         while True:
-            end = self._buf.find(b"\r\n\r\n")
+            end = self._buf.find(b"\r\n\r\n", self._pos)
             if end >= 0:
                 break
-            if len(self._buf) > 4096:
+            if len(self._buf) - self._pos > 4096:
                 raise ProtocolError(PARSE_ERROR, "frame header too long or missing")
             if not self._recv():
                 if self._buf:
                     raise ProtocolError(PARSE_ERROR, "stream ended inside a frame header")
                 return None
+        end -= self._pos  # from here on, offsets count from _pos (which _fill may move to 0)
         headers = {}
-        for line in bytes(self._buf[:end]).decode("ascii", "replace").split("\r\n"):
+        for line in bytes(self._buf[self._pos : self._pos + end]).decode("ascii", "replace").split("\r\n"):
             name, sep, value = line.partition(":")
             if not sep:
                 raise ProtocolError(PARSE_ERROR, f"bad frame header line {line!r}")
@@ -227,11 +249,12 @@ class Channel:
         start = end + 4
         if not self._fill(start + json_len + bin_len):
             raise ProtocolError(PARSE_ERROR, "stream ended inside a frame")
+        start += self._pos
         # One copy of each part (slicing the bytearray first would make two).
         with memoryview(self._buf) as view:
             body = bytes(view[start : start + json_len])
             tail = bytes(view[start + json_len : start + json_len + bin_len])
-        del self._buf[: start + json_len + bin_len]
+        self._pos = start + json_len + bin_len
         try:
             msg = json.loads(body)
         except ValueError as e:
@@ -239,18 +262,41 @@ class Channel:
         return _decode_bins(msg, memoryview(tail))
 
     def write(self, msg):
+        """
+        Queues a frame and returns; frames leave in the order queued. The thread
+        that finds nobody sending becomes the sender and sends what is queued,
+        including frames other threads queue meanwhile, joined into one send when
+        small: answers that finish together leave together, so the host reads
+        them at once, and no thread waits for another's send.
+        """
         tail = []
         body = json.dumps(_encode_bins(msg, tail), separators=(",", ":")).encode("utf-8")
         bin_len = sum(len(t) for t in tail)
         header = f"Content-Length: {len(body)}\r\nBinary-Length: {bin_len}\r\n\r\n".encode("ascii")
-        # One send for the frame when its tail is small; a large tail goes as it is, without a copy.
-        if bin_len <= 64 * 1024:
-            parts = [header + body + b"".join(tail)]
-        else:
-            parts = [header + body, *tail]
-        with self._write_lock:
-            for part in parts:
-                self._sock.sendall(part)
+        # A large tail goes as it is, without a copy.
+        parts = [header + body + b"".join(tail)] if bin_len <= _JOIN_LIMIT else [header + body, *tail]
+        with self._out_lock:
+            self._out.extend(parts)
+            self._out_bytes += len(body) + bin_len
+            if self._sending:
+                return
+            self._sending = True
+        try:
+            while True:
+                with self._out_lock:
+                    parts, size = self._out, self._out_bytes
+                    self._out, self._out_bytes = [], 0
+                    if not parts:
+                        self._sending = False
+                        return
+                if len(parts) > 1 and size <= _JOIN_LIMIT:
+                    parts = [b"".join(parts)]
+                for part in parts:
+                    self._sock.sendall(part)
+        except BaseException:
+            with self._out_lock:
+                self._sending = False
+            raise
 
     def close(self):
         try:

@@ -60,6 +60,26 @@ describe("worker channel framing", function () {
   });
 });
 
+describe("the worker's Channel and Threads under concurrency (python-stub)", function () {
+  let summary: any;
+  before(function () {
+    summary = JSON.parse(execFileSync(VENV_PYTHON, [`${FIXTURES}channel_threads.py`], { encoding: "utf8" }));
+  });
+
+  it("frames written by many threads at once, sent together or alone, arrive whole and in each writer's order", function () {
+    expect(summary.channel).to.deep.equal({ frames: 1200, problems: [] });
+  });
+
+  it("runs calls at once up to the thread limit, queues the rest, and reuses idle threads", function () {
+    expect(summary.threads).to.deep.equal({
+      startedWhileBlocked: [0, 1, 2],
+      finished: [0, 1, 2, 3, 4],
+      threadsAfterBurst: 3,
+      threadsAfterSequential: 3,
+    });
+  });
+});
+
 describe("worker protocol tables", function () {
   it("the TypeScript and Python method tables are the same", function () {
     const py = JSON.parse(
