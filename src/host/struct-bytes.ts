@@ -105,7 +105,7 @@ export class EncodedStruct {
         if (field >= 1 && field <= LAST_KIND_FIELD) kind = field;
       }
     }
-    return kind === STRING_VALUE ? this.bytes.toString("utf8", start, end) : undefined;
+    return kind === STRING_VALUE ? sameString(this.bytes, start, end) : undefined;
   }
 
   /**
@@ -166,6 +166,25 @@ export class EncodedStruct {
     this.spans = spans;
     return spans;
   }
+}
+
+/**
+ * The last long string read in place, with a copy of its bytes. Consecutive
+ * requests for one provider then get the very same string: it is not decoded
+ * again, and the maps keyed by provider text find it without hashing it again
+ * (V8 keeps a string's hash on the string). Pickles and closures run from a few
+ * KiB to hundreds; comparing bytes costs a fraction of decoding and hashing.
+ */
+let lastString: { bytes: Buffer; text: string } | undefined;
+const REMEMBERED_LENGTH = 256;
+
+function sameString(buf: Buffer, start: number, end: number): string {
+  const length = end - start;
+  const last = lastString;
+  if (last && last.bytes.length === length && buf.compare(last.bytes, 0, length, start, end) === 0) return last.text;
+  const text = buf.toString("utf8", start, end);
+  if (length >= REMEMBERED_LENGTH) lastString = { bytes: Buffer.from(buf.subarray(start, end)), text };
+  return text;
 }
 
 /** Reads protobuf wire primitives within [pos, end) of a buffer. */

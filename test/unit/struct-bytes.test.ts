@@ -75,6 +75,13 @@ describe("struct-bytes: reading an encoded Struct at the wire level", function (
     expect(() => entry(key, [0x12, 0x02, 0x18, 0x01]).stringValue("k")).to.throw(StructBytesError, /a string_value of wire type 0 at byte 7/);
   });
 
+  it("reads each long string right when bags alternate between texts of one length", function () {
+    const [a, b] = ["a", "b"].map((c) => c.repeat(5000) + "ü");
+    for (const text of [a, a, b, a, b, b]) {
+      expect(stringField(encoded({ __provider: text, x: 1 }), "__provider")).to.equal(text);
+    }
+  });
+
   it("skips fields other than the map's, of every wire type", function () {
     const unknown = Buffer.from([
       0x10, 0x96, 0x01, // field 2, varint 150
