@@ -39,26 +39,32 @@ export function serviceDefinition(bags: DynamicRuntime["bags"] = "decoded"): grp
     const req = method.resolvedRequestType as protobuf.Type;
     const res = method.resolvedResponseType as protobuf.Type;
     const reqTwin = bags === "encoded" ? encodedTwin(req) : undefined;
-    const resTwin = encodedTwin(res);
     def[method.name] = {
       path: `/pulumirpc.ResourceProvider/${method.name}`,
       requestStream: !!method.requestStream,
       responseStream: !!method.responseStream,
       requestSerialize: (v: object) => Buffer.from(req.encode(v).finish()),
       requestDeserialize: reqTwin ? (b: Buffer) => reqTwin.twin.decode(b) : (b: Buffer) => req.decode(b),
-      responseSerialize: (v: object) => {
-        if (resTwin && resTwin.structFields.some((f) => (v as Record<string, unknown>)[f] instanceof EncodedStruct)) {
-          const withBytes: Record<string, unknown> = { ...v };
-          for (const f of resTwin.structFields) withBytes[f] = encodeStruct(withBytes[f] as AnyStruct | undefined);
-          return Buffer.from(resTwin.twin.encode(withBytes).finish());
-        }
-        return Buffer.from(res.encode(v).finish());
-      },
+      responseSerialize: (v: object) => Buffer.from((holdsEncoded(v) ? encodeWithBytes(res, v) : res.encode(v)).finish()),
       responseDeserialize: (b: Buffer) => res.decode(b),
       originalName: method.name,
     };
   }
   return def;
+}
+
+function holdsEncoded(message: object): boolean {
+  const fields = message as Record<string, unknown>;
+  for (const k in fields) if (fields[k] instanceof EncodedStruct) return true;
+  return false;
+}
+
+/** Encodes a message some of whose Struct fields are encoded, with the type's twin (made on first need). */
+function encodeWithBytes(type: protobuf.Type, message: object): protobuf.Writer {
+  const { twin, structFields } = encodedTwin(type)!;
+  const withBytes: Record<string, unknown> = { ...message };
+  for (const f of structFields) withBytes[f] = encodeStruct(withBytes[f] as AnyStruct | undefined);
+  return twin.encode(withBytes);
 }
 
 export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplementation {
