@@ -267,7 +267,10 @@ class Channel:
         that finds nobody sending becomes the sender and sends what is queued,
         including frames other threads queue meanwhile, joined into one send when
         small: answers that finish together leave together, so the host reads
-        them at once, and no thread waits for another's send.
+        them at once, and no thread waits for another's send. The reading thread
+        becomes the sender when it answers a ping and nobody else is sending; it
+        then sends until the queue is empty, which it soon is, since no new
+        request is read meanwhile.
         """
         tail = []
         body = json.dumps(_encode_bins(msg, tail), separators=(",", ":")).encode("utf-8")
