@@ -30,10 +30,13 @@ class Threads:
             else:
                 start = self._threads < self._limit
                 if start:
+                    index = self._threads
                     self._threads += 1
         self._calls.put((fn, args))
         if start:
-            threading.Thread(target=self._serve, name="pulumi-dynamic-host-request", daemon=True).start()
+            # Named as the threads of the reference's pool (its process's first ThreadPoolExecutor),
+            # and of ours before: what the user's code and log formats see stays the same.
+            threading.Thread(target=self._serve, name=f"ThreadPoolExecutor-0_{index}", daemon=True).start()
 
     def _serve(self):
         while True:

@@ -922,6 +922,18 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
       }
     });
 
+    it("70 python_thread_name: a provider's thread is named as the reference's pool names its threads", async function () {
+      // Which idle thread takes a request is up to the scheduler in both, so the name's form is compared.
+      const sleeper = providerA("sleeper");
+      for (const i of [0, 1, 2]) {
+        const [o, r] = await both(pair, (c) => c.create({ urn: urnOf(`tn${i}`), properties: { __provider: sleeper, name: `tn${i}`, seconds: 0 } }));
+        for (const out of [o, r]) {
+          expect(out.code, out.details).to.equal(0);
+          expect((out.view.properties as { thread: string }).thread).to.match(/^ThreadPoolExecutor-0_\d+$/);
+        }
+      }
+    });
+
     it("69 python_concurrency_cap [difference]: 8 concurrent 1 s creates, the reference runs at most 4 at once (~2 s), ours all 8 (~1 s)", async function () {
       const sleeper = providerA("sleeper");
       const round = (tag: string, seconds: number) =>
