@@ -186,7 +186,7 @@ _JOIN_LIMIT = 64 * 1024
 
 
 class Channel:
-    """One bidirectional socket to the host. Reads happen on one thread; writes are serialized by a lock."""
+    """One bidirectional socket to the host. One thread reads at a time; any thread writes, and frames leave in order (see write)."""
 
     def __init__(self, fd):
         self._sock = socket.socket(fileno=fd)
