@@ -23,6 +23,15 @@ export const root = loadRoot();
 
 export const ResourceProviderService = root.lookupService("pulumirpc.ResourceProvider");
 
+/**
+ * A writer's bytes as a Buffer without copying them (protobufjs already
+ * returns a Buffer under Node; Buffer.from would copy a 100 MiB message).
+ */
+export function finish(writer: protobuf.Writer): Buffer {
+  const bytes = writer.finish();
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
 export function messageType(name: string): protobuf.Type {
   return root.lookupType(name);
 }

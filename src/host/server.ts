@@ -8,7 +8,7 @@ import { DynamicCore } from "./core.js";
 import { NotImplementedError } from "./errors.js";
 import { refusedStream, unary } from "./grpc-adapter.js";
 import type { Mode } from "./modes.js";
-import { ResourceProviderService } from "./proto.js";
+import { finish, ResourceProviderService } from "./proto.js";
 import type { DynamicRuntime } from "./runtime.js";
 import { EncodedStruct, encodedTwin } from "./struct-bytes.js";
 import { encodeStruct, type AnyStruct } from "./wire.js";
@@ -43,9 +43,9 @@ export function serviceDefinition(bags: DynamicRuntime["bags"] = "decoded"): grp
       path: `/pulumirpc.ResourceProvider/${method.name}`,
       requestStream: !!method.requestStream,
       responseStream: !!method.responseStream,
-      requestSerialize: (v: object) => Buffer.from(req.encode(v).finish()),
+      requestSerialize: (v: object) => finish(req.encode(v)),
       requestDeserialize: reqTwin ? (b: Buffer) => reqTwin.twin.decode(b) : (b: Buffer) => req.decode(b),
-      responseSerialize: (v: object) => Buffer.from((holdsEncoded(v) ? encodeWithBytes(res, v) : res.encode(v)).finish()),
+      responseSerialize: (v: object) => finish(holdsEncoded(v) ? encodeWithBytes(res, v) : res.encode(v)),
       responseDeserialize: (b: Buffer) => res.decode(b),
       originalName: method.name,
     };

@@ -5,7 +5,7 @@
 // are laid out; everything else handles a bag as opaque. A bag is either decoded
 // (WireStruct) or still encoded (EncodedStruct, ./struct-bytes.ts: what Python
 // mode passes through); the functions here take either.
-import { messageType } from "./proto.js";
+import { finish, messageType } from "./proto.js";
 import { EncodedStruct, StructBytesError } from "./struct-bytes.js";
 
 /** A google.protobuf.Value: exactly one member is set. */
@@ -79,7 +79,7 @@ export function decodeStruct(s: AnyStruct): WireStruct {
 export function encodeStruct(s: AnyStruct | null | undefined): Buffer | undefined {
   if (!s) return undefined;
   if (s instanceof EncodedStruct) return s.bytes;
-  return Buffer.from(StructType.encode(s).finish());
+  return finish(StructType.encode(s));
 }
 
 /** True for an unset Struct or one without fields. */
@@ -129,7 +129,7 @@ export function carryField(to: AnyStruct, from: AnyStruct | null | undefined, ke
     if (from instanceof EncodedStruct) entry = from.entry(key);
     else {
       const value = rawField(from, key);
-      if (value !== undefined) entry = Buffer.from(StructType.encode({ fields: { [key]: value } }).finish());
+      if (value !== undefined) entry = finish(StructType.encode({ fields: { [key]: value } }));
     }
     return entry ? to.withEntry(key, entry) : to;
   }
