@@ -30,6 +30,13 @@ describe("worker channel framing", function () {
     });
   }
 
+  it("decodes large frames (gathered in their own buffer) among small ones, in any chunking", function () {
+    const big = (n: number, fill: number) => ({ jsonrpc: "2.0", id: n, result: { outs: Buffer.alloc((1 << 20) + 12_345 * n, fill) } });
+    const mixed = [messages[0], big(1, 1), messages[1], messages[2], big(2, 2), big(3, 3), messages[3]];
+    const bytes = Buffer.concat(mixed.flatMap((m) => encodeFrame(m)));
+    for (const step of [65_537, 1_000_003, bytes.length]) expect(decodeAll(bytes, step), `step ${step}`).to.deep.equal(mixed);
+  });
+
   it("carries a large binary tail without copying it into JSON", function () {
     const big = Buffer.alloc(32 * 1024 * 1024, 7);
     const parts = encodeFrame({ jsonrpc: "2.0", id: 9, result: { outs: big } });
