@@ -21,8 +21,6 @@ import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.
 import { ErrorCodes, userErrorData, type Method } from "./protocol.js";
 import type { WorkerPool } from "./pool.js";
 
-const encode = (bag: Bag): Buffer | undefined => encodeStruct(bag);
-
 /** A bag of the worker's answer, passed on as the bytes it is; its top level is checked here. */
 function encoded(call: CallInfo, field: string, bytes: unknown): EncodedStruct {
   try {
@@ -42,38 +40,38 @@ export class PythonRuntime implements DynamicRuntime {
   constructor(readonly pool: WorkerPool) {}
 
   configure(args: Bag): Promise<void> {
-    return this.pool.configure(encode(args));
+    return this.pool.configure(encodeStruct(args));
   }
 
   async check(call: CallInfo, provider: string, olds: Bag, news: Bag): Promise<CheckOutcome> {
-    const r = await this.call(call, "check", { provider, olds: encode(olds), news: encode(news) });
+    const r = await this.call(call, "check", { provider, olds: encodeStruct(olds), news: encodeStruct(news) });
     return { inputs: encoded(call, "inputs", r.inputs), failures: r.failures as CheckOutcome["failures"] };
   }
 
   async diff(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<DiffOutcome> {
-    const r = await this.call(call, "diff", { provider, id, olds: encode(olds), news: encode(news) });
+    const r = await this.call(call, "diff", { provider, id, olds: encodeStruct(olds), news: encodeStruct(news) });
     return { changes: r.changes as DiffOutcome["changes"], replaces: r.replaces as string[], deleteBeforeReplace: r.deleteBeforeReplace as boolean };
   }
 
   async create(call: CallInfo, provider: string, props: Bag): Promise<CreateOutcome> {
-    const r = await this.call(call, "create", { provider, props: encode(props) });
+    const r = await this.call(call, "create", { provider, props: encodeStruct(props) });
     return { id: r.id as string, outs: encoded(call, "outs", r.outs) };
   }
 
   async read(call: CallInfo, provider: string, id: string, props: Bag): Promise<ReadOutcome> {
-    const r = await this.call(call, "read", { provider, id, props: encode(props) });
+    const r = await this.call(call, "read", { provider, id, props: encodeStruct(props) });
     const outcome: ReadOutcome = { id: r.id as string, outs: encoded(call, "outs", r.outs) };
     if (r.inputs) outcome.inputs = encoded(call, "inputs", r.inputs);
     return outcome;
   }
 
   async update(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome> {
-    const r = await this.call(call, "update", { provider, id, olds: encode(olds), news: encode(news) });
+    const r = await this.call(call, "update", { provider, id, olds: encodeStruct(olds), news: encodeStruct(news) });
     return { outs: encoded(call, "outs", r.outs) };
   }
 
   async delete(call: CallInfo, provider: string, id: string, props: Bag): Promise<void> {
-    await this.call(call, "delete", { provider, id, props: encode(props) });
+    await this.call(call, "delete", { provider, id, props: encodeStruct(props) });
   }
 
   /** `async def` methods in flight are cancelled in the worker; synchronous ones finish. */
@@ -94,29 +92,27 @@ export class PythonRuntime implements DynamicRuntime {
     return this.facts.get(text) ?? this.vetNew(call, text);
   }
 
+  /** vet for a text not seen before. */
   private async vetNew(call: CallInfo, text: string): Promise<PickleFacts> {
-    let facts = this.facts.get(text);
-    if (!facts) {
-      const inspection = inspectPayload(text);
-      if (!inspection.ok) throw new BadRequestError(`${call.operation} ${call.urn}: ${inspection.problem}`, grpc.status.UNKNOWN);
-      facts = inspection.facts;
-      if (facts.code) {
-        // A worker that cannot start fails the request itself, with an error naming it.
-        const worker = await this.pool.workerInfo();
-        const version = worker && pythonMinor(worker.python);
-        if (worker && version && !facts.code.accepts(version)) {
-          const cls = facts.providerClass ? ` ${facts.providerClass.module}.${facts.providerClass.name}` : "";
-          throw new BadRequestError(
-            `${call.operation} ${call.urn}: the${cls} provider was pickled by ${facts.code.describe} ` +
-              `(${facts.dillModule === "dill.dill" ? "dill 0.2" : "dill ≥ 0.3"}), but this program's Python is ${worker.python} ` +
-              `with dill ${worker.dill}; dill cannot run code objects from another Python version. ` +
-              `Run \`pulumi up\` with the same Python the program was last deployed with, or recreate the resource`,
-            grpc.status.UNKNOWN,
-          );
-        }
+    const inspection = inspectPayload(text);
+    if (!inspection.ok) throw new BadRequestError(`${call.operation} ${call.urn}: ${inspection.problem}`, grpc.status.UNKNOWN);
+    const facts = inspection.facts;
+    if (facts.code) {
+      // A worker that cannot start fails the request itself, with an error naming it.
+      const worker = await this.pool.workerInfo();
+      const version = worker && pythonMinor(worker.python);
+      if (worker && version && !facts.code.accepts(version)) {
+        const cls = facts.providerClass ? ` ${facts.providerClass.module}.${facts.providerClass.name}` : "";
+        throw new BadRequestError(
+          `${call.operation} ${call.urn}: the${cls} provider was pickled by ${facts.code.describe} ` +
+            `(${facts.dillModule === "dill.dill" ? "dill 0.2" : "dill ≥ 0.3"}), but this program's Python is ${worker.python} ` +
+            `with dill ${worker.dill}; dill cannot run code objects from another Python version. ` +
+            `Run \`pulumi up\` with the same Python the program was last deployed with, or recreate the resource`,
+          grpc.status.UNKNOWN,
+        );
       }
-      this.facts.set(text, facts);
     }
+    this.facts.set(text, facts);
     return facts;
   }
 
