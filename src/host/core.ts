@@ -51,16 +51,14 @@ export class DynamicCore {
 
   async check(req: CheckRequest, signal: CallSignal): Promise<CheckResponse> {
     const call = this.callInfo("Check", req, signal);
-    const bag = this.providerBag(call, req.olds, req.news);
-    const provider = this.providerText(call, bag.bag, bag.name);
+    const provider = this.newOrOldProvider(call, req.olds, req.news);
     const outcome = await this.run(call, () => this.runtime.check(call, provider, req.olds, req.news));
     return { inputs: carryProvider(outcome.inputs, req.news), failures: outcome.failures };
   }
 
   async diff(req: DiffRequest, signal: CallSignal): Promise<DiffResponseFields> {
     const call = this.callInfo("Diff", req, signal);
-    const bag = this.providerBag(call, req.olds, req.news);
-    const provider = this.providerText(call, bag.bag, bag.name);
+    const provider = this.newOrOldProvider(call, req.olds, req.news);
     return diffResponse(await this.run(call, () => this.runtime.diff(call, provider, req.id ?? "", req.olds, req.news)));
   }
 
@@ -176,10 +174,14 @@ export class DynamicCore {
     );
   }
 
-  /** Check and Diff load from olds when the new provider is not known yet (preview of a changed closure). */
-  private providerBag(call: CallInfo, olds: Bag, news: Bag): { bag: Bag; name: string } {
-    const unknown = this.inspect(call, "news", () => stringField(news, PROVIDER_KEY)) === UNKNOWN_STRING_SENTINEL;
-    return unknown ? { bag: olds, name: "olds" } : { bag: news, name: "news" };
+  /**
+   * Check and Diff load from news, or from olds when the new provider is not
+   * known yet (preview of a changed closure); news is read once.
+   */
+  private newOrOldProvider(call: CallInfo, olds: Bag, news: Bag): string {
+    const text = this.inspect(call, "news", () => stringField(news, PROVIDER_KEY));
+    if (text === UNKNOWN_STRING_SENTINEL) return this.providerText(call, olds, "olds");
+    return text ?? this.providerText(call, news, "news");
   }
 
   /** Reads a request bag; one that is still encoded and turns out malformed is a bad request naming it. */
