@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import type { Duplex } from "node:stream";
 import { messageType } from "../src/host/proto.js";
-import { jsToStruct, stringField, type WireStruct } from "../src/host/wire.js";
+import { encodeStruct, jsToStruct, stringField, type WireStruct } from "../src/host/wire.js";
 import { RpcConnection, RpcError, type RequestInfo } from "../src/python-bridge/connection.js";
 import { ErrorCodes } from "../src/python-bridge/protocol.js";
 import { spawnWorker, WORKER_SCRIPT, type WorkerChild } from "../src/python-bridge/spawn.js";
@@ -18,7 +18,7 @@ describe("the Python worker's channel", function () {
   let child: WorkerChild;
   let conn: RpcConnection;
   const text = pythonProvider("minimal");
-  const props = Buffer.from(StructType.encode(jsToStruct({ __provider: text })).finish());
+  const props = encodeStruct(jsToStruct({ __provider: text }))!;
 
   before(function () {
     child = spawnWorker({ python: VENV_PYTHON, env: { ...process.env } }, PYTHON_PROGRAM, WORKER_SCRIPT);

@@ -2,7 +2,7 @@
 // them into the gRPC status the engine receives. Adapters throw these; nothing
 // else in the host builds a status by hand.
 import * as grpc from "@grpc/grpc-js";
-import { INIT_FAILED_TYPE_URL, InitFailedType, StatusType } from "./proto.js";
+import { finish, INIT_FAILED_TYPE_URL, InitFailedType, StatusType } from "./proto.js";
 import type { WireStruct } from "./wire.js";
 
 /** A partial failure: the resource exists (it has an id) but did not initialise. */
@@ -91,6 +91,5 @@ export function toStatus(err: unknown, where: string): StatusAnswer {
  */
 function encodeInitFailed(code: number, message: string, f: InitFailure): Buffer {
   const detail = InitFailedType.encode({ id: f.id, properties: f.properties, reasons: f.reasons }).finish();
-  const status = StatusType.encode({ code, message, details: [{ type_url: INIT_FAILED_TYPE_URL, value: detail }] }).finish();
-  return Buffer.from(status);
+  return finish(StatusType.encode({ code, message, details: [{ type_url: INIT_FAILED_TYPE_URL, value: detail }] }));
 }
