@@ -179,11 +179,14 @@ export function formatReport(report: Report): string {
     );
   }
   out.push("Ratios: how many times as fast as the baseline (>1 = faster): throughput over its throughput; for start-up its time over ours.");
-  out.push("RSS: peak resident memory of the plugin's whole process group (host + workers), sampled from /proc every 20 ms.");
+  out.push(
+    "RSS: peak resident memory of the plugin's whole process group (host + workers), sampled from /proc every 20 ms while it is started, warmed and measured.",
+  );
   out.push(
     "CPU ms/req: user+system time of the plugin's process group during its measured passes, per request; host ms/req: the launched process's share, the rest is its workers'.",
   );
   out.push("The plugins of a workload run side by side and take turns: pass 1 of each, then pass 2 of each, and so on.");
+  if (typeof report.meta.client === "string") out.push(`Client of the load workloads: ${report.meta.client}.`);
   if (notes.length > 0) out.push("", "Notes:", ...notes.map((n) => `  ${n}`));
   return out.join("\n");
 }

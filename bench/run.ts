@@ -1,11 +1,14 @@
 // `npm run bench`: the Node and Python reference plugins, our host in both
 // modes and the calibration plugin, each started as the engine starts it
-// (test/helpers/plugin.ts) and driven by the same client (the stubs generated
-// in @pulumi/pulumi) with payloads from the real SDK serializers. Prints a
-// table per workload with ratios to both references and to the ceiling, and
-// writes the numbers as JSON.
+// (test/helpers/plugin.ts) and driven by the same client with requests encoded
+// by the stubs generated in @pulumi/pulumi and payloads from the real SDK
+// serializers. The client is bench/loadgen (grpc-go, bench/drivers.ts) unless
+// --client node asks for the stubs' own grpc-js client. Prints a table per
+// workload with ratios to both references and to the ceiling, and writes the
+// numbers as JSON.
 //
-//   node dist/bench/run.js [--smoke] [--only <workload|prefix,…>] [--plugins <id,…>] [--warmup <n>] [--rounds <n>] [--out <file.json>]
+//   node dist/bench/run.js [--smoke] [--only <workload|prefix,…>] [--plugins <id,…>] [--client go|node]
+//                          [--warmup <n>] [--rounds <n>] [--out <file.json>]
 //
 // Every (plugin, workload) runs in a freshly launched plugin, so peak RSS and
 // the provider caches belong to that workload alone, and is bounded in time:
@@ -19,7 +22,8 @@ import { fileURLToPath } from "node:url";
 import { pb } from "../test/helpers/client.js";
 import { VENV_PYTHON } from "../test/helpers/paths.js";
 import { Plugin } from "../test/helpers/plugin.js";
-import { clientCpuMs, drive, groupCpuMs, median, Recorder, RssSampler } from "./measure.js";
+import { makeDriver, type ClientKind, type Driver, type DriverSession } from "./drivers.js";
+import { groupCpuMs, median, Recorder, RssSampler } from "./measure.js";
 import { providerSets, type Language, type ProviderSet } from "./payloads.js";
 import { addRatios, formatReport, PLUGINS, writeJson, type PluginSpec, type Report, type Result, type RoundResult, type WorkloadInfo } from "./report.js";
 import { configureRequest, createRequest, FULL, loadWorkloads, SMOKE, STARTUP, type LoadWorkload, type Prepared, type Sizes, type Target } from "./workloads.js";
@@ -30,13 +34,14 @@ interface Options {
   smoke: boolean;
   only?: string[];
   plugins?: string[];
+  client: ClientKind;
   warmup?: number;
   rounds?: number;
   out: string;
 }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { smoke: false, out: path.join(BENCH_DIR, "results", "latest.json") };
+  const opts: Options = { smoke: false, client: "go", out: path.join(BENCH_DIR, "results", "latest.json") };
   const list = (v: string | undefined, flag: string) => {
     if (!v) throw new Error(`${flag} needs a comma-separated list`);
     return v.split(",").map((s) => s.trim()).filter(Boolean);
@@ -47,6 +52,11 @@ function parseArgs(argv: string[]): Options {
     else if (a === "--only") opts.only = list(argv[++i], a);
     else if (a === "--plugins") opts.plugins = list(argv[++i], a);
     else if (a === "--out") opts.out = path.resolve(argv[++i] ?? "");
+    else if (a === "--client") {
+      const kind = argv[++i];
+      if (kind !== "go" && kind !== "node") throw new Error("--client needs go or node");
+      opts.client = kind;
+    }
     else if (a === "--warmup") {
       opts.warmup = Number(argv[++i]);
       if (!Number.isInteger(opts.warmup) || opts.warmup < 0) throw new Error("--warmup needs a whole number of requests");
@@ -54,7 +64,9 @@ function parseArgs(argv: string[]): Options {
       opts.rounds = Number(argv[++i]);
       if (!Number.isInteger(opts.rounds) || opts.rounds < 1) throw new Error("--rounds needs a whole number of passes, at least 1");
     } else if (a === "--help" || a === "-h") {
-      process.stdout.write("usage: node dist/bench/run.js [--smoke] [--only <workload|prefix,…>] [--plugins <id,…>] [--warmup <n>] [--rounds <n>] [--out <file.json>]\n");
+      process.stdout.write(
+        "usage: node dist/bench/run.js [--smoke] [--only <workload|prefix,…>] [--plugins <id,…>] [--client go|node] [--warmup <n>] [--rounds <n>] [--out <file.json>]\n",
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -62,6 +74,7 @@ function parseArgs(argv: string[]): Options {
 }
 
 const live = new Set<Plugin>();
+let driver: Driver | undefined;
 
 /** BENCH_HOST_NODE_OPTIONS: NODE_OPTIONS for our host only (e.g. V8 heap flags), to measure what they change. */
 async function launch(spec: PluginSpec): Promise<Plugin> {
@@ -96,7 +109,7 @@ async function startup(specs: PluginSpec[], sizes: Sizes, sets: Record<Language,
     for (const spec of specs) {
       const r = results.get(spec.id)!;
       if (r.aborted) continue;
-      const target: Target = { raw: undefined, language: spec.language, providers: providersOf(sets, spec) };
+      const target: Target = { language: spec.language, providers: providersOf(sets, spec) };
       const create = createRequest(target, "first", { __provider: target.providers.trivial });
       const configure = configureRequest();
       r.requests++;
@@ -149,6 +162,8 @@ interface Session {
   target: Target;
   prepared: Prepared;
   plugin?: Plugin;
+  /** The client's connection to the plugin, with the workload's requests. */
+  client?: DriverSession;
   sampler?: RssSampler;
   /** Time spent on this plugin's own steps; the bound applies to it, not to the other plugins' passes. */
   spentMs: number;
@@ -185,22 +200,31 @@ async function setUp(s: Session, sizes: Sizes): Promise<void> {
     s.result.aborted = `launch failed: ${(e as Error).message.split("\n")[0]}`;
     return;
   }
-  s.target.raw = s.plugin.client.raw;
   s.sampler = new RssSampler(s.plugin).start();
+  // GetPluginInfo and Configure go through the stubs' client, as in the start-up workload; the warm-up through the run's client.
   const setup = new Recorder();
-  const raw = s.target.raw;
+  const raw = s.plugin.client.raw;
   const configured = await budgeted(s, sizes, "GetPluginInfo and Configure", () =>
     setup.call(raw, "getPluginInfo", new pb.emptyPb.Empty()).then(() => setup.call(raw, "configure", configureRequest())),
   );
-  const wu = s.prepared.warmup;
-  if (configured !== undefined && wu) {
-    const run = await budgeted(s, sizes, "warm-up", (deadline) => drive(wu.n, wu.concurrency, deadline, (i) => wu.task(i, setup)));
+  let failed = setup.failed;
+  let firstError = setup.firstError;
+  if (configured !== undefined) {
+    const plugin = s.plugin;
+    s.client = await budgeted(s, sizes, "connecting the client", () => driver!.open(plugin, s.prepared));
+  }
+  if (s.client && s.prepared.warmup) {
+    const client = s.client;
+    const run = await budgeted(s, sizes, "warm-up", (deadline) => client.run("warmup", { deadline }));
     if (run?.aborted) s.result.aborted = `time bound (${sizes.boundMs} ms) reached during warm-up`;
+    failed += run?.failed ?? 0;
+    firstError ??= run?.firstError;
   }
-  if (setup.failed > 0) {
-    s.result.failed += setup.failed;
-    s.result.firstError = `before measuring: ${setup.firstError}`;
+  if (failed > 0) {
+    s.result.failed += failed;
+    s.result.firstError = `before measuring: ${firstError}`;
   }
+  s.sampler.pause();
   s.cpuAfterSetup = groupCpuMs(s.plugin).total;
   s.setUpAt = performance.now();
 }
@@ -208,33 +232,34 @@ async function setUp(s: Session, sizes: Sizes): Promise<void> {
 /** One measured pass of the workload against the session's plugin. */
 async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: number, rounds: number): Promise<void> {
   const quarter = Math.max(1, Math.floor(w.n / 4));
-  const rec = new Recorder();
+  // The distinct workload: the group's RSS after each quarter of the providers.
+  const marks = w.id === "distinct" ? [1, 2, 3, 4].map((q) => q * quarter) : [];
+  s.sampler!.start();
   const cpu0 = groupCpuMs(s.plugin!);
-  const client0 = clientCpuMs();
-  let finished = 0;
-  const run = await budgeted(s, sizes, `pass ${round + 1} of ${rounds}`, (deadline) =>
-    drive(w.n, w.concurrency, deadline, async (i) => {
-      await s.prepared.task(i, rec);
-      finished++;
-      if (w.id === "distinct" && finished % quarter === 0) s.series.push({ providers: finished, rssMiB: s.sampler!.current() });
-    }),
-  );
+  // The client stops starting units at the deadline and answers with what it measured, so no outer timer is raced here.
+  const t0 = performance.now();
+  const run = await s.client!.run("measure", {
+    deadline: t0 + Math.max(0, sizes.boundMs - s.spentMs),
+    marks,
+    onMark: (done) => s.series.push({ providers: done, rssMiB: s.sampler!.current() }),
+  });
+  s.spentMs += performance.now() - t0;
+  s.sampler!.pause();
   const cpu1 = groupCpuMs(s.plugin!);
-  s.clientCpuMs += clientCpuMs() - client0;
   s.cpuMs += cpu1.total - cpu0.total;
   s.hostCpuMs += cpu1.root - cpu0.root;
   s.workers ||= cpu0.processes > 1 || cpu1.processes > 1;
-  const stats = rec.stats();
-  const answered = stats.ok + stats.failed;
+  s.clientCpuMs += run.clientCpuMs;
+  const answered = run.ok + run.failed;
   s.measured += answered;
-  s.result.ok += stats.ok;
-  s.result.failed += stats.failed;
-  s.result.firstError ??= stats.firstError;
-  if (run && answered > 0) {
-    s.passes.push({ wallMs: run.wallMs, throughput: answered / (run.wallMs / 1000), p50Ms: stats.p50, p99Ms: stats.p99 });
+  s.result.ok += run.ok;
+  s.result.failed += run.failed;
+  s.result.firstError ??= run.firstError;
+  if (answered > 0) {
+    s.passes.push({ wallMs: run.wallMs, throughput: answered / (run.wallMs / 1000), p50Ms: run.p50, p99Ms: run.p99 });
     s.passWallMs += run.wallMs;
   }
-  if (run?.aborted) s.result.aborted = `${run.aborted} units in pass ${round + 1} of ${rounds} (time bound ${sizes.boundMs} ms)`;
+  if (run.aborted) s.result.aborted = `${run.aborted} units in pass ${round + 1} of ${rounds} (time bound ${sizes.boundMs} ms)`;
 }
 
 /** The session's numbers, once its passes are done (or it stopped early). */
@@ -268,7 +293,7 @@ function summarize(s: Session, w: LoadWorkload, rounds: number): void {
  */
 async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets: Record<Language, ProviderSet>): Promise<Result[]> {
   const sessions: Session[] = specs.map((spec) => {
-    const target: Target = { raw: undefined, language: spec.language, providers: providersOf(sets, spec) };
+    const target: Target = { language: spec.language, providers: providersOf(sets, spec) };
     return {
       spec,
       target,
@@ -295,6 +320,8 @@ async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets:
     s.result.peakRssMiB = s.sampler?.stop();
     const p = s.plugin;
     s.plugin = undefined;
+    await s.client?.close();
+    s.client = undefined;
     await stop(p);
   };
   try {
@@ -353,6 +380,7 @@ function meta(opts: Options, sizes: Sizes, loadAtStart: number[]): Record<string
     /** 1-, 5- and 15-minute load averages: other work on the machine shows here. */
     loadAverage: { atStart: loadAtStart, atEnd: os.loadavg() },
     venv: py,
+    client: driver?.description,
     pythonWorkers: process.env.PULUMI_DYNAMIC_HOST_PYTHON_WORKERS ?? "default (one per core, at most 8)",
     sizes: { ...sizes, payloadReps: sizes.payloadBytes.map((b) => sizes.payloadReps(b)) },
   };
@@ -375,6 +403,7 @@ export async function main(argv: string[]): Promise<void> {
   const needDistinct = selected.load.some((w) => w.id === "distinct");
   const sets = await providerSets(needDistinct ? sizes.distinct : 0);
 
+  if (selected.load.length > 0) driver = makeDriver(opts.client);
   const results: Result[] = [];
   if (selected.startup) results.push(...(await startup(specs, sizes, sets)));
   for (const w of selected.load) {
@@ -386,6 +415,7 @@ export async function main(argv: string[]): Promise<void> {
       );
     }
   }
+  await driver?.close();
   addRatios(results);
   const report: Report = { meta: meta(opts, sizes, loadAtStart), plugins: specs, workloads, results };
   writeJson(opts.out, report);

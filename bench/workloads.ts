@@ -2,7 +2,6 @@
 // clock starts and a task that sends one unit of work through a Recorder.
 // Sizes come from the run: the full bench or the --smoke one.
 import { pb } from "../test/helpers/client.js";
-import type { Recorder } from "./measure.js";
 import { propertyBag, type Language, type ProviderSet } from "./payloads.js";
 
 export interface Sizes {
@@ -66,18 +65,27 @@ export const SMOKE: Sizes = {
 
 /** What a workload's requests are built from, for one plugin. */
 export interface Target {
-  /** The client generated from @pulumi/pulumi's stubs (ProviderClient.raw). */
-  raw: any;
   language: Language;
   providers: ProviderSet;
 }
 
-type Task = (i: number, rec: Recorder) => Promise<unknown>;
+/** One call: a method of the generated client (`create`, `diff`, …) and its request message. */
+export type Step = readonly [method: string, request: any];
+/** Calls sent one after another, stopping at the first that fails (a cycle's five steps, or one Create). */
+export type Unit = readonly Step[];
 
+/** Units sent with at most `concurrency` of them in flight. */
+export interface Batch {
+  units: Unit[];
+  concurrency: number;
+}
+
+/** A workload's requests for one plugin, all built before any clock starts. */
 export interface Prepared {
-  /** Run first, unmeasured: starts workers, loads the provider, warms the JIT. */
-  warmup?: { n: number; concurrency: number; task: Task };
-  task: Task;
+  /** Sent first, unmeasured: starts workers, loads the provider, warms the JIT. */
+  warmup?: Batch;
+  /** One measured pass (every pass sends the same units). */
+  measure: Batch;
 }
 
 export interface LoadWorkload {
@@ -132,11 +140,10 @@ function creates(
     requestsPerUnit: 1,
     repeatable: true,
     prepare(t) {
-      const reqs = Array.from({ length: n }, (_, i) => createRequest(t, `r${i}`, props(t)));
-      const warmReqs = Array.from({ length: warm }, (_, i) => createRequest(t, `warm${i}`, props(t)));
+      const unit = (name: string): Unit => [["create", createRequest(t, name, props(t))]];
       return {
-        warmup: { n: warm, concurrency, task: (i, rec) => rec.call(t.raw, "create", warmReqs[i]) },
-        task: (i, rec) => rec.call(t.raw, "create", reqs[i]),
+        warmup: { units: Array.from({ length: warm }, (_, i) => unit(`warm${i}`)), concurrency },
+        measure: { units: Array.from({ length: n }, (_, i) => unit(`r${i}`)), concurrency },
       };
     },
   };
@@ -153,7 +160,7 @@ function cycle(n: number, concurrency: number, warmRequests: number): LoadWorklo
     requestsPerUnit: 5,
     repeatable: true,
     prepare(t) {
-      const build = (k: number) => {
+      const build = (k: number): Unit => {
         const name = `r${k}`;
         const urn = urnOf(t, name);
         const id = `crud-${k}`;
@@ -188,13 +195,12 @@ function cycle(n: number, concurrency: number, warmRequests: number): LoadWorklo
           ["diff", diff],
           ["update", update],
           ["delete", del],
-        ] as const;
+        ];
       };
-      const steps = Array.from({ length: n + warm }, (_, k) => build(k));
-      const run = async (k: number, rec: Recorder) => {
-        for (const [method, req] of steps[k]) if (!(await rec.call(t.raw, method, req))) return;
+      return {
+        warmup: { units: Array.from({ length: warm }, (_, i) => build(n + i)), concurrency },
+        measure: { units: Array.from({ length: n }, (_, k) => build(k)), concurrency },
       };
-      return { warmup: { n: warm, concurrency, task: (i, rec) => run(n + i, rec) }, task: run };
     },
   };
 }
@@ -210,13 +216,10 @@ function distinct(n: number, concurrency: number, warm: number): LoadWorkload {
     repeatable: false,
     prepare(t) {
       // The ceiling ignores __provider: it gets the Node texts.
-      const reqs = t.providers.distinct.map((text, i) => createRequest(t, `d${i}`, { __provider: text }));
+      const units = t.providers.distinct.map((text, i): Unit => [["create", createRequest(t, `d${i}`, { __provider: text })]]);
       // Warm with another provider: workers up and the SDK loaded, no distinct provider cached yet.
-      const warmReqs = Array.from({ length: warm }, (_, i) => createRequest(t, `warm${i}`, { __provider: t.providers.trivial }));
-      return {
-        warmup: { n: warmReqs.length, concurrency, task: (i, rec) => rec.call(t.raw, "create", warmReqs[i]) },
-        task: (i, rec) => rec.call(t.raw, "create", reqs[i]),
-      };
+      const warmUnits = Array.from({ length: warm }, (_, i): Unit => [["create", createRequest(t, `warm${i}`, { __provider: t.providers.trivial })]]);
+      return { warmup: { units: warmUnits, concurrency }, measure: { units, concurrency } };
     },
   };
 }
@@ -236,10 +239,11 @@ function payload(bytes: number, reps: number, warm: number): LoadWorkload {
     repeatable: true,
     prepare(t) {
       const bag = propertyBag(bytes);
-      const req = createRequest(t, "big", { __provider: t.providers.echo, ...bag });
+      // One request message sent every time: the drivers encode it once.
+      const unit: Unit = [["create", createRequest(t, "big", { __provider: t.providers.echo, ...bag })]];
       return {
-        warmup: { n: Math.max(1, Math.min(warm, reps)), concurrency: 1, task: (_i, rec) => rec.call(t.raw, "create", req) },
-        task: (_i, rec) => rec.call(t.raw, "create", req),
+        warmup: { units: Array(Math.max(1, Math.min(warm, reps))).fill(unit), concurrency: 1 },
+        measure: { units: Array(reps).fill(unit), concurrency: 1 },
       };
     },
   };

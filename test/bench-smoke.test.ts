@@ -1,5 +1,6 @@
 // The benchmark keeps working: `node dist/bench/run.js --smoke` with every
-// workload (the opt-in payload ones too) runs against all five plugins and
+// workload (the opt-in payload ones too) runs against all five plugins, driven
+// by the Go load driver it builds (bench/loadgen), and
 // writes JSON with a result for each plugin × workload in which every request
 // was answered OK. Nothing here looks at how fast anything was: this is a
 // shared 2-core machine, and the full bench (`npm run bench`) is a separate
@@ -44,6 +45,8 @@ describe("bench --smoke", function () {
     expect(report.plugins.map((p) => p.id)).to.deep.equal(PLUGINS.map((p) => p.id));
     expect(report.workloads.map((w) => w.id)).to.deep.equal(workloadIds);
     expect(report.meta.smoke).to.equal(true);
+    // The default client: the Go load driver, built by the bench itself.
+    expect(report.meta.client).to.match(/^bench\/loadgen, grpc-go/);
   });
 
   it("has a result for each plugin × workload in which every request was answered OK", function () {
