@@ -171,10 +171,11 @@ export function formatReport(report: Report): string {
     }
     out.push("");
   }
-  const rounds = (report.meta.sizes as { rounds?: number } | undefined)?.rounds ?? 1;
-  if (rounds > 1) {
+  const { fast = 1, slow = 1 } = (report.meta.sizes as { rounds?: { fast?: number; slow?: number } } | undefined)?.rounds ?? {};
+  if (fast > 1 || slow > 1) {
+    const passes = fast === slow ? `${fast} passes` : `${fast} passes (IO-bound, CPU-bound, payloads: ${slow})`;
     out.push(
-      `req/s, p50, p99: the measured pass of median throughput, of ${rounds} passes after the warm-up (the distinct workload: one pass); ` +
+      `req/s, p50, p99: the measured pass of median throughput, of ${passes} after the warm-up (the distinct workload: one pass); ` +
         "spread: half the range of the passes' throughput, over the median; every pass is in the JSON.",
     );
   }

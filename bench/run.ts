@@ -312,7 +312,7 @@ async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets:
       passWallMs: 0,
     };
   });
-  const rounds = w.repeatable ? sizes.rounds : 1;
+  const rounds = w.repeatable ? sizes.rounds[w.pace] : 1;
   // A plugin that stopped early is stopped at once: requests it still has in flight must not run beside another plugin's pass.
   const retire = async (s: Session) => {
     if (!s.plugin) return;
@@ -391,8 +391,8 @@ export async function main(argv: string[]): Promise<void> {
   const loadAtStart = os.loadavg();
   const sizes: Sizes = {
     ...(opts.smoke ? SMOKE : FULL),
-    ...(opts.warmup !== undefined ? { warmup: opts.warmup } : {}),
-    ...(opts.rounds !== undefined ? { rounds: opts.rounds } : {}),
+    ...(opts.warmup !== undefined ? { warmup: { fast: opts.warmup, slow: opts.warmup } } : {}),
+    ...(opts.rounds !== undefined ? { rounds: { fast: opts.rounds, slow: opts.rounds } } : {}),
   };
   const specs = opts.plugins ? PLUGINS.filter((p) => opts.plugins!.includes(p.id)) : PLUGINS;
   if (specs.length === 0) throw new Error(`--plugins: none of ${opts.plugins}; plugins: ${PLUGINS.map((p) => p.id).join(", ")}`);
