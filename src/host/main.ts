@@ -11,6 +11,7 @@ import type { DynamicRuntime } from "./runtime.js";
 import { DeferredRuntime } from "./deferred-runtime.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
+import { capYoungGeneration } from "./young-generation.js";
 
 export async function serve(mode: Mode, argv: readonly string[]): Promise<void> {
   const args = parsePluginArgs(argv);
@@ -20,6 +21,7 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   }
   setVerbosity(args.verbosity);
   installUncaughtHandlers();
+  capYoungGeneration();
   const cwd = process.cwd();
   let runtime: DynamicRuntime;
   let startPython: (() => void) | undefined;

@@ -1,0 +1,64 @@
+import { expect } from "chai";
+import { execFileSync } from "node:child_process";
+import { YOUNG_GENERATION_CAP, youngGenerationCapApplies } from "../../src/host/young-generation.js";
+
+describe("young generation: the host's cap on V8's new space", function () {
+  const table: [string, NodeJS.ProcessEnv, string[], string, boolean][] = [
+    ["Node 20's V8, nothing chosen", {}, [], "11.3.244.8-node.38", true],
+    ["Node 24's V8", {}, [], "13.6.233.10-node.27", true],
+    ["a V8 it was not measured on (older)", {}, [], "10.2.154.26-node.28", false],
+    ["a V8 it was not measured on (newer)", {}, [], "14.1.0", false],
+    ["NODE_OPTIONS chooses a size", { NODE_OPTIONS: "--max-semi-space-size=16" }, [], "11.3.244.8", false],
+    ["NODE_OPTIONS, underscore spelling", { NODE_OPTIONS: "--trace-gc --min_semi_space_size=2" }, [], "11.3.244.8", false],
+    ["node's own flag", {}, ["--max-semi-space-size=2"], "11.3.244.8", false],
+    ["unrelated NODE_OPTIONS", { NODE_OPTIONS: "--max-old-space-size=512" }, [], "11.3.244.8", true],
+  ];
+  for (const [name, env, execArgv, v8Version, applies] of table) {
+    it(`${applies ? "applies" : "stands aside"}: ${name}`, function () {
+      expect(youngGenerationCapApplies(env, execArgv, v8Version)).to.equal(applies);
+    });
+  }
+
+  // A fresh process churns short-lived objects (some surviving a scavenge, as a
+  // server's in-flight requests do) in event-loop turns, as the host serves,
+  // and reports the largest new space it saw. Without the cap V8 grows it past
+  // the cap, so the first case shows the churn is enough to tell.
+  const moduleUrl = new URL("../../src/host/young-generation.js", import.meta.url).href;
+  const churn = (mode: "none" | "capped" | "removed") => `
+    import v8 from "node:v8";
+    import { capYoungGeneration } from ${JSON.stringify(moduleUrl)};
+    const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size;
+    const remove = ${mode === "none" ? "() => {}" : "capYoungGeneration()"};
+    ${mode === "removed" ? "remove();" : ""}
+    let keep = [], largest = 0;
+    const start = Date.now();
+    (function turn() {
+      const t = Date.now();
+      while (Date.now() - t < 20) {
+        keep.push({ id: Math.random(), name: "r" + Math.random(), props: [1, 2, 3] });
+        if (keep.length > 4000) keep = [];
+      }
+      largest = Math.max(largest, young());
+      if (Date.now() - start < 1500) setImmediate(turn);
+      else console.log(largest);
+    })();`;
+  const largestYoung = (mode: "none" | "capped" | "removed") => {
+    const env = { ...process.env, NODE_OPTIONS: "" };
+    return Number(execFileSync(process.execPath, ["--input-type=module", "-e", churn(mode)], { env, encoding: "utf8" }).trim());
+  };
+
+  it("grows past the cap under churn when nothing caps it", function () {
+    this.timeout(20_000);
+    expect(largestYoung("none")).to.be.greaterThan(YOUNG_GENERATION_CAP);
+  });
+
+  it("holds the new space at the cap under the same churn", function () {
+    this.timeout(20_000);
+    expect(largestYoung("capped")).to.be.at.most(YOUNG_GENERATION_CAP);
+  });
+
+  it("gives V8 its default growth back once removed", function () {
+    this.timeout(20_000);
+    expect(largestYoung("removed")).to.be.greaterThan(YOUNG_GENERATION_CAP);
+  });
+});
