@@ -16,8 +16,8 @@ import { encodeStruct, type AnyStruct } from "./wire.js";
 /**
  * 400 MiB, and the unrequested-call time both references set (sdk runtime
  * settings). Channelz off: nothing can query a plugin's channelz (it serves
- * only ResourceProvider), and its per-call trackers were ~3 % of the host's
- * CPU under load (perf, Python mode, IO-bound c=32).
+ * only ResourceProvider), and its per-call counters and timestamps showed in
+ * the host's profile under load (≈ 1.7 % of samples; A/B within the noise).
  */
 export const SERVER_OPTIONS: grpc.ServerOptions = {
   "grpc.max_receive_message_length": 400 * 1024 * 1024,
