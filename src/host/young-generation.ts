@@ -35,15 +35,14 @@ import { PerformanceObserver } from "node:perf_hooks";
 /** Both semi-spaces together: V8's `new_space` in getHeapSpaceStatistics(). */
 export const YOUNG_GENERATION_CAP = 4 * 1024 * 1024;
 const DEFAULT_GROWTH_FACTOR = 2;
-/** V8 majors the cap was measured on: Node 20's (11.3). */
-const KNOWN_V8 = [11, 11] as const;
+/** The V8 major the cap was measured on: Node 20's (11.3). */
+const MEASURED_V8_MAJOR = 11;
 
 /** Whether the user or the V8 version rules the cap out. */
 export function youngGenerationCapApplies(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv, v8Version = process.versions.v8): boolean {
   const chosen = /semi[-_]space/;
   if (chosen.test(env.NODE_OPTIONS ?? "") || execArgv.some((a) => chosen.test(a))) return false;
-  const major = Number(v8Version.split(".")[0]);
-  return major >= KNOWN_V8[0] && major <= KNOWN_V8[1];
+  return Number(v8Version.split(".")[0]) === MEASURED_V8_MAJOR;
 }
 
 /**
