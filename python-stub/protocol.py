@@ -16,6 +16,7 @@ a message below 4 GiB, and many requests are in flight at once, matched by id.
 """
 
 import json
+import re
 import socket
 import threading
 
@@ -107,28 +108,40 @@ _KIND_CHECKS = {
     "any": lambda v: True,
 }
 
-# The field names of each spec, computed once; the entry keeps its spec, so an id is never reused.
-_NAMES = {}
+
+def _make_checker(spec):
+    """check_fields for one spec, with its names and kind checks looked up once."""
+    names = frozenset(name for name, _, _ in spec)
+    fields = tuple((name, kind, _KIND_CHECKS[kind], required) for name, kind, required in spec)
+
+    def check(where, obj):
+        if not isinstance(obj, dict):
+            raise ProtocolError(INVALID_PARAMS, f"{where}: expected an object, got {type(obj).__name__}")
+        if not names.issuperset(obj):
+            for key in obj:
+                if key not in names:
+                    raise ProtocolError(INVALID_PARAMS, f"{where}: unknown field {key!r}")
+        for name, kind, ok, required in fields:
+            value = obj.get(name)
+            if value is not None:
+                if not ok(value):
+                    raise ProtocolError(INVALID_PARAMS, f"{where}: field {name!r} must be {kind}, got {type(value).__name__}")
+            elif required:
+                raise ProtocolError(INVALID_PARAMS, f"{where}: missing field {name!r}")
+
+    return check
+
+
+# The checker of each spec, made once; the entry keeps its spec, so an id is never reused.
+_CHECKERS = {}
 
 
 def check_fields(where, spec, obj):
     """Strict check: every required field present and well typed, nothing unknown."""
-    if not isinstance(obj, dict):
-        raise ProtocolError(INVALID_PARAMS, f"{where}: expected an object, got {type(obj).__name__}")
-    cached = _NAMES.get(id(spec))
+    cached = _CHECKERS.get(id(spec))
     if cached is None or cached[0] is not spec:
-        cached = _NAMES[id(spec)] = (spec, frozenset(name for name, _, _ in spec))
-    names = cached[1]
-    for key in obj:
-        if key not in names:
-            raise ProtocolError(INVALID_PARAMS, f"{where}: unknown field {key!r}")
-    for name, kind, required in spec:
-        value = obj.get(name)
-        if value is not None:
-            if not _KIND_CHECKS[kind](value):
-                raise ProtocolError(INVALID_PARAMS, f"{where}: field {name!r} must be {kind}, got {type(value).__name__}")
-        elif required:
-            raise ProtocolError(INVALID_PARAMS, f"{where}: missing field {name!r}")
+        cached = _CHECKERS[id(spec)] = (spec, _make_checker(spec))
+    cached[1](where, obj)
 
 
 def check_request(msg):
@@ -153,36 +166,29 @@ def check_request(msg):
 # --- framing -----------------------------------------------------------------
 
 
-def _encode_bins(value, tail):
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        offset = sum(len(t) for t in tail)
-        tail.append(value)
-        return {"$bin": [offset, len(value)]}
-    if isinstance(value, dict):
-        return {k: _encode_bins(v, tail) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_encode_bins(v, tail) for v in value]
-    return value
+# The tail of the frame each thread is encoding: _ENCODER meets bytes-like values in
+# document order and leaves each in the tail, writing its reference in their place.
+_encoding = threading.local()
 
 
-def _decode_bins(value, tail):
-    if isinstance(value, dict):
-        ref = value.get("$bin")
-        if ref is not None and len(value) == 1:
-            if not (isinstance(ref, list) and len(ref) == 2 and all(isinstance(x, int) for x in ref)):
-                raise ProtocolError(INVALID_REQUEST, "malformed $bin reference")
-            start, length = ref
-            if start < 0 or length < 0 or start + length > len(tail):
-                raise ProtocolError(INVALID_REQUEST, "$bin reference outside the frame")
-            return tail[start : start + length]
-        return {k: _decode_bins(v, tail) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_decode_bins(v, tail) for v in value]
-    return value
+def _bin_ref(value):
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    tail = _encoding.tail
+    ref = {"$bin": [_encoding.size, len(value)]}
+    tail.append(value)
+    _encoding.size += len(value)
+    return ref
 
 
 # Frames up to this size are joined into one send; larger parts are sent as they are.
 _JOIN_LIMIT = 64 * 1024
+
+# The header this protocol's writers send; any other spelling goes through the general parse.
+_USUAL_HEADER = re.compile(rb"Content-Length: (\d{1,15})\r\nBinary-Length: (\d{1,15})\r\n\r\n")
+
+# Messages are written compact; one encoder for all (json.dumps makes one per call when given separators).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), default=_bin_ref)
 
 
 class Channel:
@@ -198,6 +204,10 @@ class Channel:
         # recv(n) would allocate (and the allocator map and unmap) n bytes on every
         # call; reading into one buffer kept for the channel's life costs a copy.
         self._scratch = memoryview(bytearray(1 << 20))
+        # The tail of the frame being decoded, for _resolve_bin: only the reading thread uses it.
+        self._tail = None
+        # The C scanner json.loads would use, with $bin references resolved as each object is made.
+        self._scan = json.JSONDecoder(object_hook=self._resolve_bin).scan_once
         # Frames waiting to be sent, and whether a thread is sending them (see write).
         self._out_lock = threading.Lock()
         self._out = []
@@ -224,6 +234,46 @@ class Channel:
 
     def read(self):
         """The next message (with $bin references resolved), or None at end of stream."""
+        usual = _USUAL_HEADER.match(self._buf, self._pos)
+        if usual is not None:
+            json_len, bin_len = int(usual[1]), int(usual[2])
+            start = usual.end() - self._pos  # from here on, offsets count from _pos (which _fill may move to 0)
+        else:
+            start, json_len, bin_len = self._read_header()
+            if start is None:
+                return None
+        if not self._fill(start + json_len + bin_len):
+            raise ProtocolError(PARSE_ERROR, "stream ended inside a frame")
+        start += self._pos
+        self._pos = start + json_len + bin_len
+        # One copy of the tail (slicing the bytearray first would make two), and the JSON
+        # decoded straight from the buffer.
+        with memoryview(self._buf) as view:
+            self._tail = memoryview(bytes(view[start + json_len : self._pos]))
+            try:
+                text = str(view[start : start + json_len], "utf-8")
+            except UnicodeDecodeError as e:
+                raise ProtocolError(PARSE_ERROR, f"invalid JSON: {e}")
+        try:
+            try:
+                msg, end = self._scan(text, 0)
+            except StopIteration:
+                end = -1
+            if end != len(text):
+                # Whitespace around the value, or not JSON: json.loads knows which, and says where.
+                msg = json.loads(text, object_hook=self._resolve_bin)
+        except ValueError as e:
+            raise ProtocolError(PARSE_ERROR, f"invalid JSON: {e}")
+        finally:
+            self._tail = None
+        return msg
+
+    def _read_header(self):
+        """
+        Parses a frame header spelled other than the usual way, reading until it is
+        whole: (offset of the JSON from _pos, JSON length, tail length), or Nones at
+        the end of the stream.
+        """
         while True:
             end = self._buf.find(b"\r\n\r\n", self._pos)
             if end >= 0:
@@ -231,10 +281,13 @@ class Channel:
             if len(self._buf) - self._pos > 4096:
                 raise ProtocolError(PARSE_ERROR, "frame header too long or missing")
             if not self._recv():
-                if self._buf:
+                if len(self._buf) > self._pos:
                     raise ProtocolError(PARSE_ERROR, "stream ended inside a frame header")
-                return None
-        end -= self._pos  # from here on, offsets count from _pos (which _fill may move to 0)
+                return None, None, None
+            usual = _USUAL_HEADER.match(self._buf, self._pos)
+            if usual is not None:
+                return usual.end() - self._pos, int(usual[1]), int(usual[2])
+        end -= self._pos
         headers = {}
         for line in bytes(self._buf[self._pos : self._pos + end]).decode("ascii", "replace").split("\r\n"):
             name, sep, value = line.partition(":")
@@ -246,20 +299,22 @@ class Channel:
             bin_len = int(headers.get("binary-length", "0"))
         except (KeyError, ValueError):
             raise ProtocolError(PARSE_ERROR, f"bad frame headers {headers!r}")
-        start = end + 4
-        if not self._fill(start + json_len + bin_len):
-            raise ProtocolError(PARSE_ERROR, "stream ended inside a frame")
-        start += self._pos
-        # One copy of each part (slicing the bytearray first would make two).
-        with memoryview(self._buf) as view:
-            body = bytes(view[start : start + json_len])
-            tail = bytes(view[start + json_len : start + json_len + bin_len])
-        self._pos = start + json_len + bin_len
-        try:
-            msg = json.loads(body)
-        except ValueError as e:
-            raise ProtocolError(PARSE_ERROR, f"invalid JSON: {e}")
-        return _decode_bins(msg, memoryview(tail))
+        if json_len < 0 or bin_len < 0:
+            raise ProtocolError(PARSE_ERROR, f"bad frame headers {headers!r}")
+        return end + 4, json_len, bin_len
+
+    def _resolve_bin(self, obj):
+        """The JSON decoder's hook for each object: a {"$bin": [offset, length]} becomes its slice of the tail."""
+        ref = obj.get("$bin")
+        if ref is None or len(obj) != 1:
+            return obj
+        if not (isinstance(ref, list) and len(ref) == 2 and all(type(x) is int for x in ref)):
+            raise ProtocolError(INVALID_REQUEST, "malformed $bin reference")
+        start, length = ref
+        tail = self._tail
+        if start < 0 or length < 0 or start + length > len(tail):
+            raise ProtocolError(INVALID_REQUEST, "$bin reference outside the frame")
+        return tail[start : start + length]
 
     def write(self, msg):
         """
@@ -272,9 +327,13 @@ class Channel:
         then sends until the queue is empty, which it soon is, since no new
         request is read meanwhile.
         """
-        tail = []
-        body = json.dumps(_encode_bins(msg, tail), separators=(",", ":")).encode("utf-8")
-        bin_len = sum(len(t) for t in tail)
+        tail = _encoding.tail = []
+        _encoding.size = 0
+        try:
+            body = _ENCODER.encode(msg).encode("ascii")
+            bin_len = _encoding.size
+        finally:
+            _encoding.tail = None
         header = f"Content-Length: {len(body)}\r\nBinary-Length: {bin_len}\r\n\r\n".encode("ascii")
         # A large tail goes as it is, without a copy.
         parts = [header + body + b"".join(tail)] if bin_len <= _JOIN_LIMIT else [header + body, *tail]

@@ -109,3 +109,49 @@ describe("worker protocol tables", function () {
     expect(resultSchemas.diff.safeParse({ changes: "maybe", replaces: [], deleteBeforeReplace: false }).success).to.equal(false);
   });
 });
+
+describe("the worker's Channel refuses malformed frames with the error that says what is wrong (python-stub)", function () {
+  const frame = (json: string, tail = "", header?: string) =>
+    (header ?? `Content-Length: ${Buffer.byteLength(json, "latin1")}\r\nBinary-Length: ${tail.length}\r\n\r\n`) + json + tail;
+  const PARSE_ERROR = -32700;
+  const INVALID_REQUEST = -32600;
+  const cases: Array<[string, string, { messages?: unknown[]; error?: [number, RegExp] }]> = [
+    ["a frame with a tail", frame('{"a":{"$bin":[1,2]},"b":[{"$bin":[0,0]}]}', "xyz"), { messages: [{ a: { bytes: "yz" }, b: [{ bytes: "" }] }] }],
+    ["a header spelled another way", frame('{"a":1}', "", "content-length:7\r\n\r\n"), { messages: [{ a: 1 }] }],
+    ["whitespace around the JSON", frame(' {"a":1}\n'), { messages: [{ a: 1 }] }],
+    ["an object with $bin and other keys is not a reference", frame('{"$bin":[0,1],"x":1}', "t"), { messages: [{ $bin: [0, 1], x: 1 }] }],
+    ["not JSON", frame("{x}"), { error: [PARSE_ERROR, /invalid JSON: Expecting property name/] }],
+    ["JSON followed by more", frame('{"a":1}{"b":2}'), { error: [PARSE_ERROR, /invalid JSON: Extra data/] }],
+    ["JSON that is not UTF-8", frame('{"a":"\xff"}'), { error: [PARSE_ERROR, /invalid JSON: .*utf-8/] }],
+    ["a reference past the tail", frame('{"a":{"$bin":[2,2]}}', "xyz"), { error: [INVALID_REQUEST, /\$bin reference outside the frame/] }],
+    ["a negative reference", frame('{"a":{"$bin":[-1,1]}}', "xyz"), { error: [INVALID_REQUEST, /\$bin reference outside the frame/] }],
+    ["a reference of one number", frame('{"a":{"$bin":[0]}}', "xyz"), { error: [INVALID_REQUEST, /malformed \$bin reference/] }],
+    ["a reference of booleans", frame('{"a":{"$bin":[true,false]}}', "xyz"), { error: [INVALID_REQUEST, /malformed \$bin reference/] }],
+    ["a header line without a colon", "Content-Length 7\r\n\r\n{\"a\":1}", { error: [PARSE_ERROR, /bad frame header line/] }],
+    ["a negative length", frame('{"a":1}', "", "Content-Length: -7\r\n\r\n"), { error: [PARSE_ERROR, /bad frame headers/] }],
+    ["no length", frame('{"a":1}', "", "Binary-Length: 0\r\n\r\n"), { error: [PARSE_ERROR, /bad frame headers/] }],
+    ["a header that never ends", "Content-Length: 7\r\n" + "X".repeat(5000), { error: [PARSE_ERROR, /frame header too long or missing/] }],
+    ["the stream ends inside a header", "Content-Length: 7\r\n", { error: [PARSE_ERROR, /stream ended inside a frame header/] }],
+    ["the stream ends inside a frame", frame('{"a":1}', "xyz").slice(0, -1), { error: [PARSE_ERROR, /stream ended inside a frame$/] }],
+    ["a good frame, then a bad one", frame('{"a":1}') + frame("[1,"), { messages: [{ a: 1 }], error: [PARSE_ERROR, /invalid JSON/] }],
+  ];
+  for (const chunking of ["whole", "bytes"]) {
+    let results: Array<{ messages: unknown[]; error?: [number, string] }>;
+    before(function () {
+      results = JSON.parse(execFileSync(VENV_PYTHON, [`${FIXTURES}frame_errors.py`, chunking], { input: JSON.stringify(cases.map((c) => c[1])), encoding: "utf8" }));
+    });
+    cases.forEach(([name, , want], i) => {
+      it(`${name} (${chunking === "whole" ? "sent whole" : "one byte at a time"})`, function () {
+        const got = results[i];
+        expect(got.messages, "messages read first").to.deep.equal(want.messages ?? []);
+        if (want.error) {
+          expect(got.error, "error").to.be.an("array");
+          expect(got.error![0]).to.equal(want.error[0]);
+          expect(got.error![1]).to.match(want.error[1]);
+        } else {
+          expect(got.error).to.equal(undefined);
+        }
+      });
+    });
+  }
+});
