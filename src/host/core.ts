@@ -202,8 +202,11 @@ function carryProvider(outs: AnyStruct, from: Bag): AnyStruct {
 
 /** The type token of a URN (urn:pulumi:stack::project::parent$type::name), or "". */
 export function typeOfUrn(urn: string): string {
-  const parts = urn.split("::");
-  if (parts.length < 4) return "";
-  const qualified = parts[2];
+  // The third "::"-separated part, found without splitting the whole URN on every request.
+  const afterStack = urn.indexOf("::");
+  const afterProject = afterStack < 0 ? -1 : urn.indexOf("::", afterStack + 2);
+  const afterType = afterProject < 0 ? -1 : urn.indexOf("::", afterProject + 2);
+  if (afterType < 0) return "";
+  const qualified = urn.slice(afterProject + 2, afterType);
   return qualified.slice(qualified.lastIndexOf("$") + 1);
 }

@@ -8,7 +8,7 @@ import type { Duplex } from "node:stream";
 import type { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { encodeFrame, FrameDecoder } from "./framing.js";
-import { incomingMessage, responseSchemas, resultSchemas, type Method } from "./protocol.js";
+import { incomingMessage, responseChecks, resultSchemas, type Method } from "./protocol.js";
 
 /** What a request was for, so failures can name it. */
 export interface RequestInfo {
@@ -190,14 +190,14 @@ export class RpcConnection {
   }
 
   private dispatch(raw: unknown): void {
-    // The common message, a result for a request in flight, is checked whole by its method's schema.
+    // The common message, a result for a request in flight, is checked whole for its method.
     const id = raw !== null && typeof raw === "object" && "result" in raw ? (raw as { id?: unknown }).id : undefined;
     const waiting = typeof id === "number" ? this.pending.get(id) : undefined;
     if (waiting) {
-      const response = responseSchemas[waiting.info.method].safeParse(raw);
-      if (response.success) {
+      const result = responseChecks[waiting.info.method](raw);
+      if (result) {
         this.pending.delete(id as number);
-        waiting.resolve(response.data.result);
+        waiting.resolve(result);
         return;
       }
       // Outside the protocol: the checks below say how (the message, or only this result).

@@ -103,6 +103,63 @@ export const responseSchemas = Object.fromEntries(
   Object.entries(resultSchemas).map(([m, result]) => [m, responseSchema(result)]),
 ) as Record<Method, ReturnType<typeof responseSchema>>;
 
+/** The plain-code twin of kindSchema: true only where kindSchema[kind] accepts `v` (zod 4's int is a safe integer). */
+const kindCheck: Record<FieldKind, (v: unknown) => boolean> = {
+  str: (v) => typeof v === "string",
+  bool: (v) => typeof v === "boolean",
+  int: (v) => Number.isSafeInteger(v),
+  bin: (v) => Buffer.isBuffer(v),
+  changes: (v) => v === "some" || v === "none" || v === "unknown",
+  replaces: (v) => Array.isArray(v) && v.every((x) => typeof x === "string"),
+  failures: (v) =>
+    Array.isArray(v) &&
+    v.every((f) => isPlainRecord(f) && typeof f.property === "string" && typeof f.reason === "string" && Object.keys(f).length === 2),
+  any: () => true,
+};
+
+/** An object as JSON.parse makes them (a resolved $bin reference is a Buffer, not one). */
+function isPlainRecord(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype;
+}
+
+/**
+ * The answer's result when `raw` is exactly what responseSchemas[method]
+ * accepts, else undefined: the common message, checked without zod's cost
+ * (≈ 19 µs an answer, cold). Anything this does not accept goes through the
+ * zod schemas, which say what is wrong; it never accepts what they refuse
+ * (test/unit/framing-protocol.test.ts holds the two side by side).
+ */
+function compileResponseCheck(spec: readonly FieldSpec[]): (raw: unknown) => Record<string, unknown> | undefined {
+  const names = new Set(spec.map(([name]) => name));
+  const fields = spec.map(([name, kind, required]) => [name, kindCheck[kind], required] as const);
+  return (raw) => {
+    if (!isPlainRecord(raw) || raw.jsonrpc !== "2.0" || !Number.isSafeInteger(raw.id)) return undefined;
+    const result = raw.result;
+    if (!isPlainRecord(result)) return undefined;
+    let keys = 0;
+    for (const k in raw) {
+      if (!Object.hasOwn(raw, k)) continue;
+      if (k !== "jsonrpc" && k !== "id" && k !== "result") return undefined;
+      keys++;
+    }
+    if (keys !== 3) return undefined;
+    for (const k in result) if (Object.hasOwn(result, k) && !names.has(k)) return undefined;
+    for (const [name, ok, required] of fields) {
+      const v = Object.hasOwn(result, name) ? result[name] : undefined;
+      if (v === undefined || v === null) {
+        if (required) return undefined;
+      } else if (!ok(v)) {
+        return undefined;
+      }
+    }
+    return result;
+  };
+}
+
+export const responseChecks = Object.fromEntries(
+  Object.entries(METHODS).map(([m, s]) => [m, compileResponseCheck(s.result)]),
+) as Record<Method, (raw: unknown) => Record<string, unknown> | undefined>;
+
 const errorObject = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).strict();
 
 /** Any message the worker may send. */

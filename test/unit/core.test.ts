@@ -180,6 +180,14 @@ describe(`core: provider selection and response building (${form} bags)`, functi
     expect(typeOfUrn(urn)).to.equal("pulumi-nodejs:dynamic:Resource");
     expect(typeOfUrn("urn:pulumi:s::p::a:b:C$pulumi-nodejs:dynamic/m:T::n")).to.equal("pulumi-nodejs:dynamic/m:T");
     expect(typeOfUrn("")).to.equal("");
+    // As splitting on "::" reads them: the third part, names with "::" in them, too few parts.
+    const bySplit = (u: string) => {
+      const parts = u.split("::");
+      return parts.length < 4 ? "" : parts[2].slice(parts[2].lastIndexOf("$") + 1);
+    };
+    for (const u of ["urn:pulumi:s::p::t::n::m", "a:::b::c::d", "::::::", "a::b::c", "a::b::c::", "x::y::$::z", "a::b::p$q$r::n"]) {
+      expect(typeOfUrn(u), u).to.equal(bySplit(u));
+    }
   });
 });
 

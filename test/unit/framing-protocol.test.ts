@@ -3,7 +3,7 @@
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import { encodeFrame, FrameDecoder, FrameError } from "../../src/python-bridge/framing.js";
-import { METHODS, NOTIFICATIONS, resultSchemas } from "../../src/python-bridge/protocol.js";
+import { METHODS, NOTIFICATIONS, responseChecks, responseSchemas, resultSchemas, type Method } from "../../src/python-bridge/protocol.js";
 import { FIXTURES, REPO, VENV_PYTHON } from "../helpers/paths.js";
 
 const messages = [
@@ -108,6 +108,50 @@ describe("worker protocol tables", function () {
     expect(resultSchemas.create.safeParse({ id: 5, outs: Buffer.alloc(0) }).success).to.equal(false);
     expect(resultSchemas.diff.safeParse({ changes: "maybe", replaces: [], deleteBeforeReplace: false }).success).to.equal(false);
   });
+});
+
+describe("the answer check without zod accepts exactly what the zod schemas accept", function () {
+  // Values of every kind and of none, for each field in turn; the envelope mutated too.
+  const pool: unknown[] = [
+    "s", "", "some", "none", "unknown", 0, 7, -3, 1.5, 2 ** 60, NaN, true, false, null, undefined,
+    Buffer.from("x"), Buffer.alloc(0), new Uint8Array(2), [], ["a", "b"], ["a", 1],
+    [{ property: "p", reason: "r" }], [{ property: "p", reason: "r", extra: 1 }], [{ property: "p" }], [null], {}, { a: 1 },
+  ];
+  const valid: Record<string, unknown> = {
+    str: "x", bool: false, int: 12, bin: Buffer.from("bytes"), changes: "some", replaces: ["a"], failures: [{ property: "p", reason: "r" }], any: 1,
+  };
+  const agree = (method: Method, raw: unknown, label: string) => {
+    const fast = responseChecks[method](raw);
+    const zod = responseSchemas[method].safeParse(raw);
+    expect(fast !== undefined, `${method}: ${label}: fast ${fast !== undefined}, zod ${zod.success}`).to.equal(zod.success);
+    if (zod.success) expect(fast).to.deep.equal(zod.data.result);
+  };
+  for (const method of Object.keys(METHODS) as Method[]) {
+    it(`${method}: every field of every kind, extra and missing fields, and the envelope`, function () {
+      const spec = METHODS[method].result as readonly (readonly [string, string, boolean])[];
+      const base = () => Object.fromEntries(spec.filter(([, , req]) => req).map(([n, k]) => [n, valid[k]]));
+      const envelope = (result: unknown) => ({ jsonrpc: "2.0", id: 4, result });
+      agree(method, envelope(base()), "the required fields");
+      agree(method, envelope({ ...base(), ...Object.fromEntries(spec.map(([n, k]) => [n, valid[k]])) }), "every field");
+      for (const [name] of spec) {
+        for (const [i, v] of pool.entries()) agree(method, envelope({ ...base(), [name]: v }), `${name} = pool[${i}]`);
+        const without = base();
+        delete without[name];
+        agree(method, envelope(without), `without ${name}`);
+      }
+      agree(method, envelope({ ...base(), extra: 1 }), "an extra field");
+      agree(method, envelope(JSON.parse(`{"__proto__": 1}`)), "a __proto__ field");
+      for (const [i, v] of pool.entries()) {
+        agree(method, { jsonrpc: "2.0", id: v, result: base() }, `id = pool[${i}]`);
+        agree(method, { jsonrpc: v, id: 1, result: base() }, `jsonrpc = pool[${i}]`);
+        agree(method, { jsonrpc: "2.0", id: 1, result: v }, `result = pool[${i}]`);
+        agree(method, v, `the message = pool[${i}]`);
+      }
+      agree(method, { ...envelope(base()), error: { code: 1, message: "m" } }, "result and error");
+      agree(method, { jsonrpc: "2.0", result: base() }, "no id");
+      agree(method, { ...envelope(base()), extra: 1 }, "an extra envelope field");
+    });
+  }
 });
 
 describe("the worker's Channel refuses malformed frames with the error that says what is wrong (python-stub)", function () {
