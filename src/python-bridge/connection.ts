@@ -139,14 +139,14 @@ export class RpcConnection {
   }
 
   /**
-   * One socket write per frame: small parts are joined; large tails go as they
-   * are, without a copy. Frames written while one callback and the promise
-   * jobs it started run leave together (corked until process.nextTick, which
-   * runs once those jobs are done, then one writev): the requests of one read
-   * from the engine reach the worker in one batch, so under load it wakes once
-   * per batch instead of once per request. Order is kept. (Uncorking at
-   * setImmediate batched more, across every callback of a loop turn, but held
-   * each request for the rest of that turn: ≈ 1 ms at p50 under IO-bound load.)
+   * One socket write per frame, or per large tail part (encodeFrame). Frames
+   * written while one callback and the promise jobs it started run leave
+   * together (corked until process.nextTick, which runs once those jobs are
+   * done, then one writev): the requests of one read from the engine reach the
+   * worker in one batch, so under load it wakes once per batch instead of once
+   * per request. Order is kept. (Uncorking at setImmediate batched more, across
+   * every callback of a loop turn, but held each request for the rest of that
+   * turn: ≈ 1 ms at p50 under IO-bound load.)
    */
   private write(message: unknown, done: (err?: Error | null) => void): void {
     const parts = encodeFrame(message);
@@ -158,28 +158,9 @@ export class RpcConnection {
         this.stream.uncork();
       });
     }
-    let small: Buffer[] = [];
-    let smallBytes = 0;
-    const flush = (last: boolean) => {
-      if (small.length === 0) return;
-      const chunk = small.length === 1 ? small[0] : Buffer.concat(small, smallBytes);
-      small = [];
-      smallBytes = 0;
-      if (last) this.stream.write(chunk, done);
-      else this.stream.write(chunk);
-    };
-    parts.forEach((part, i) => {
-      const last = i === parts.length - 1;
-      if (part.length > 64 * 1024) {
-        flush(false);
-        if (last) this.stream.write(part, done);
-        else this.stream.write(part);
-      } else {
-        small.push(part);
-        smallBytes += part.length;
-        if (last) flush(true);
-      }
-    });
+    const last = parts.length - 1;
+    for (let i = 0; i < last; i++) this.stream.write(parts[i]);
+    this.stream.write(parts[last], done);
   }
 
   private breakChannel(reason: Error): void {

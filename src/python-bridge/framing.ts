@@ -18,18 +18,44 @@ export class FrameError extends Error {
   override name = "FrameError";
 }
 
-/** The parts of one frame, ready to be written in order without copying the buffers. */
+/** A tail part larger than this is written as it is; smaller ones are copied in with what precedes them. */
+const WRITE_ALONE = 64 * 1024;
+
+/**
+ * The buffers of one frame, to be written in order: the header, the JSON and
+ * the small tail parts after it in one buffer; each large tail part as it is,
+ * without a copy (and small parts between large ones joined).
+ */
 export function encodeFrame(message: unknown): Buffer[] {
   const tail: Buffer[] = [];
   let offset = 0;
-  const body = Buffer.from(JSON.stringify(withBinRefs(message, (b) => {
+  const json = JSON.stringify(withBinRefs(message, (b) => {
     tail.push(b);
     const ref = { $bin: [offset, b.length] };
     offset += b.length;
     return ref;
-  })));
-  const header = Buffer.from(`Content-Length: ${body.length}\r\nBinary-Length: ${offset}\r\n\r\n`, "ascii");
-  return [header, body, ...tail];
+  }));
+  const jsonLength = Buffer.byteLength(json, "utf8");
+  const header = `Content-Length: ${jsonLength}\r\nBinary-Length: ${offset}\r\n\r\n`;
+  let i = 0;
+  let size = header.length + jsonLength;
+  while (i < tail.length && tail[i].length <= WRITE_ALONE) size += tail[i++].length;
+  const first = Buffer.allocUnsafe(size);
+  let at = first.write(header, 0, "latin1");
+  at += first.write(json, at, "utf8");
+  for (let j = 0; j < i; j++) at += tail[j].copy(first, at);
+  const parts: Buffer[] = [first];
+  while (i < tail.length) {
+    if (tail[i].length > WRITE_ALONE) {
+      parts.push(tail[i++]);
+      continue;
+    }
+    const start = i;
+    let n = 0;
+    while (i < tail.length && tail[i].length <= WRITE_ALONE) n += tail[i++].length;
+    parts.push(i === start + 1 ? tail[start] : Buffer.concat(tail.slice(start, i), n));
+  }
+  return parts;
 }
 
 /** A copy of `value` with each buffer replaced by its reference; the caller's objects are left alone. */

@@ -40,10 +40,26 @@ describe("worker channel framing", function () {
   it("carries a large binary tail without copying it into JSON", function () {
     const big = Buffer.alloc(32 * 1024 * 1024, 7);
     const parts = encodeFrame({ jsonrpc: "2.0", id: 9, result: { outs: big } });
-    expect(parts[1].length).to.be.lessThan(200);
-    expect(parts[2]).to.equal(big);
+    expect(parts).to.have.length(2);
+    expect(parts[0].length).to.be.lessThan(200);
+    expect(parts[1]).to.equal(big);
     const [msg] = decodeAll(Buffer.concat(parts), 1 << 20) as any[];
     expect(msg.result.outs.equals(big)).to.equal(true);
+  });
+
+  it("writes header, JSON and small tail parts as one buffer, large parts as they are", function () {
+    const small = (n: number, fill: number) => Buffer.alloc(n, fill);
+    const large = Buffer.alloc(64 * 1024 + 1, 9);
+    const message = { jsonrpc: "2.0", id: 3, params: { a: small(10, 1), b: large, c: small(20, 2), d: [small(30, 3), large], e: "ü" } };
+    const parts = encodeFrame(message);
+    expect(parts.map((p) => p.length > 64 * 1024)).to.deep.equal([false, true, false, true]);
+    expect(parts[1]).to.equal(large);
+    expect(parts[3]).to.equal(large);
+    expect(parts[2].equals(Buffer.concat([small(20, 2), small(30, 3)]))).to.equal(true);
+    expect(parts[0].subarray(parts[0].length - 10).equals(small(10, 1))).to.equal(true);
+    expect(decodeAll(Buffer.concat(parts), 4096)).to.deep.equal([message]);
+    const one = encodeFrame({ jsonrpc: "2.0", id: 4, result: { outs: small(100, 5) } });
+    expect(one).to.have.length(1);
   });
 
   it("resolves a reference under a __proto__ key as the own property it is, never the prototype", function () {
