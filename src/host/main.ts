@@ -12,6 +12,7 @@ import { DeferredRuntime } from "./deferred-runtime.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
 import { capYoungGeneration } from "./young-generation.js";
+import { tierUpSooner } from "./tier-up.js";
 
 export async function serve(mode: Mode, argv: readonly string[]): Promise<void> {
   const args = parsePluginArgs(argv);
@@ -66,6 +67,7 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   process.stdout.write(`${port}\n`);
   log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
   startPython?.();
+  tierUpSooner();
 
   // On a signal, release the runtime's processes, then end as the reference of
   // the mode does: the Node one dies of the signal (it has no handler); the

@@ -35,8 +35,8 @@ import { PerformanceObserver } from "node:perf_hooks";
 /** Both semi-spaces together: V8's `new_space` in getHeapSpaceStatistics(). */
 export const YOUNG_GENERATION_CAP = 4 * 1024 * 1024;
 const DEFAULT_GROWTH_FACTOR = 2;
-/** The V8 major the cap was measured on: Node 20's (11.3). */
-const MEASURED_V8_MAJOR = 11;
+/** The V8 major the cap (and tier-up.ts) was measured on: Node 20's (11.3). */
+export const MEASURED_V8_MAJOR = 11;
 
 /** Whether the user or the V8 version rules the cap out. */
 export function youngGenerationCapApplies(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv, v8Version = process.versions.v8): boolean {
