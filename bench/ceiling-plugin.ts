@@ -2,16 +2,18 @@
 // loads no provider and answers Create (after `sleepMs`, if the request asks,
 // as an IO-bound provider would) with the request's own properties. It shows
 // the ceiling this client and machine allow; nothing real can be faster. It
-// runs with the host's own process settings (server options, young-generation
-// cap, interrupt budget), so none of what ours gains from them counts as
+// runs with the host's own process settings (server options, young- and
+// old-generation sizing, interrupt budget), so none of what ours gains from them counts as
 // getting closer to the ceiling.
 import * as grpc from "@grpc/grpc-js";
+import { limitOldGenerationGrowth } from "../src/host/old-generation.js";
 import { serviceDefinition, SERVER_OPTIONS } from "../src/host/server.js";
 import { tierUpSooner } from "../src/host/tier-up.js";
 import type { WireStruct } from "../src/host/wire.js";
 import { capYoungGeneration } from "../src/host/young-generation.js";
 
 capYoungGeneration();
+limitOldGenerationGrowth();
 
 const server = new grpc.Server(SERVER_OPTIONS);
 const echo = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData<any>) => {

@@ -13,6 +13,7 @@ import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
 import { capYoungGeneration } from "./young-generation.js";
 import { tierUpSooner } from "./tier-up.js";
+import { limitOldGenerationGrowth } from "./old-generation.js";
 
 export async function serve(mode: Mode, argv: readonly string[]): Promise<void> {
   const args = parsePluginArgs(argv);
@@ -23,6 +24,7 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   setVerbosity(args.verbosity);
   installUncaughtHandlers();
   capYoungGeneration();
+  limitOldGenerationGrowth();
   const cwd = process.cwd();
   let runtime: DynamicRuntime;
   let startPython: (() => void) | undefined;

@@ -35,7 +35,7 @@ import { PerformanceObserver } from "node:perf_hooks";
 /** Both semi-spaces together: V8's `new_space` in getHeapSpaceStatistics(). */
 export const YOUNG_GENERATION_CAP = 4 * 1024 * 1024;
 const DEFAULT_GROWTH_FACTOR = 2;
-/** The V8 major the cap (and tier-up.ts) was measured on: Node 20's (11.3). */
+/** The V8 major the cap (and tier-up.ts, old-generation.ts) was measured on: Node 20's (11.3). */
 export const MEASURED_V8_MAJOR = 11;
 
 /** Whether the user or the V8 version rules the cap out. */
