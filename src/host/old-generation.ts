@@ -16,15 +16,13 @@
 // time works and costs no start-up. Not set when the user chose a growth of
 // their own, or on a V8 this was not measured on.
 import v8 from "node:v8";
-import { MEASURED_V8_MAJOR } from "./young-generation.js";
+import { settingApplies } from "./v8-settings.js";
 
 export const HEAP_GROWING_PERCENT = 50;
 
 /** Whether the user or the V8 version rules the change out. */
 export function oldGenerationGrowthApplies(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv, v8Version = process.versions.v8): boolean {
-  const chosen = /heap[-_]growing[-_]percent/;
-  if (chosen.test(env.NODE_OPTIONS ?? "") || execArgv.some((a) => chosen.test(a))) return false;
-  return Number(v8Version.split(".")[0]) === MEASURED_V8_MAJOR;
+  return settingApplies(/heap[-_]growing[-_]percent/, env, execArgv, v8Version);
 }
 
 /** Sets the old generation's growth where oldGenerationGrowthApplies(); returns whether it did. */

@@ -20,16 +20,14 @@
 // Not set when the user gave node a budget of their own, or on a V8 this was
 // not measured on (the flag's meaning and default are V8's to change).
 import v8 from "node:v8";
-import { MEASURED_V8_MAJOR } from "./young-generation.js";
+import { settingApplies } from "./v8-settings.js";
 
 /** An eighth of V8 11.3's default of 66 KiB. */
 export const INTERRUPT_BUDGET = 8448;
 
 /** Whether the user or the V8 version rules the change out. */
 export function tierUpSoonerApplies(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv, v8Version = process.versions.v8): boolean {
-  const chosen = /interrupt[-_]budget/;
-  if (chosen.test(env.NODE_OPTIONS ?? "") || execArgv.some((a) => chosen.test(a))) return false;
-  return Number(v8Version.split(".")[0]) === MEASURED_V8_MAJOR;
+  return settingApplies(/interrupt[-_]budget/, env, execArgv, v8Version);
 }
 
 /** Lowers the interrupt budget where tierUpSoonerApplies(); returns whether it did. */

@@ -31,18 +31,15 @@
 // engine shows) or held at 2 or more by V8 itself.
 import v8 from "node:v8";
 import { PerformanceObserver } from "node:perf_hooks";
+import { settingApplies } from "./v8-settings.js";
 
 /** Both semi-spaces together: V8's `new_space` in getHeapSpaceStatistics(). */
 export const YOUNG_GENERATION_CAP = 4 * 1024 * 1024;
 const DEFAULT_GROWTH_FACTOR = 2;
-/** The V8 major the cap (and tier-up.ts, old-generation.ts) was measured on: Node 20's (11.3). */
-export const MEASURED_V8_MAJOR = 11;
 
 /** Whether the user or the V8 version rules the cap out. */
 export function youngGenerationCapApplies(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv, v8Version = process.versions.v8): boolean {
-  const chosen = /semi[-_]space/;
-  if (chosen.test(env.NODE_OPTIONS ?? "") || execArgv.some((a) => chosen.test(a))) return false;
-  return Number(v8Version.split(".")[0]) === MEASURED_V8_MAJOR;
+  return settingApplies(/semi[-_]space/, env, execArgv, v8Version);
 }
 
 /**

@@ -1,21 +1,13 @@
 import { expect } from "chai";
+import { itAppliesAsTabled } from "../helpers/v8-settings.js";
 import { execFileSync } from "node:child_process";
 import { oldGenerationGrowthApplies } from "../../src/host/old-generation.js";
 
 describe("old generation: the host's lower heap growth", function () {
-  const table: [string, NodeJS.ProcessEnv, string[], string, boolean][] = [
-    ["Node 20's V8, nothing chosen", {}, [], "11.3.244.8-node.38", true],
-    ["Node 22's V8 (not measured)", {}, [], "12.4.254.21-node.33", false],
-    ["a V8 it was not measured on (older)", {}, [], "10.2.154.26-node.28", false],
+  itAppliesAsTabled(oldGenerationGrowthApplies, [
     ["node's own flag", {}, ["--heap-growing-percent=20"], "11.3.244.8", false],
     ["node's own flag, underscore spelling", {}, ["--heap_growing_percent=20"], "11.3.244.8", false],
-    ["a heap limit is not a growth: still applies", { NODE_OPTIONS: "--max-old-space-size=512" }, [], "11.3.244.8", true],
-  ];
-  for (const [name, env, execArgv, v8Version, applies] of table) {
-    it(`${applies ? "applies" : "stands aside"}: ${name}`, function () {
-      expect(oldGenerationGrowthApplies(env, execArgv, v8Version)).to.equal(applies);
-    });
-  }
+  ]);
 
   // A fresh process keeps a ring of 60000 small objects and keeps replacing
   // them, in short event-loop turns: a few MiB live in the old generation and

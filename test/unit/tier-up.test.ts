@@ -1,22 +1,14 @@
 import { expect } from "chai";
+import { itAppliesAsTabled } from "../helpers/v8-settings.js";
 import { execFileSync } from "node:child_process";
 import { tierUpSoonerApplies } from "../../src/host/tier-up.js";
 
 describe("tier-up: the host's lower V8 interrupt budget", function () {
-  const table: [string, NodeJS.ProcessEnv, string[], string, boolean][] = [
-    ["Node 20's V8, nothing chosen", {}, [], "11.3.244.8-node.38", true],
-    ["Node 22's V8 (not measured)", {}, [], "12.4.254.21-node.33", false],
-    ["a V8 it was not measured on (older)", {}, [], "10.2.154.26-node.28", false],
+  itAppliesAsTabled(tierUpSoonerApplies, [
     ["node's own flag", {}, ["--interrupt-budget=100000"], "11.3.244.8", false],
     ["node's own flag, underscore spelling", {}, ["--interrupt_budget=100000"], "11.3.244.8", false],
     ["NODE_OPTIONS naming it", { NODE_OPTIONS: "--interrupt-budget=1" }, [], "11.3.244.8", false],
-    ["unrelated flags", { NODE_OPTIONS: "--max-old-space-size=512" }, ["--inspect"], "11.3.244.8", true],
-  ];
-  for (const [name, env, execArgv, v8Version, applies] of table) {
-    it(`${applies ? "applies" : "stands aside"}: ${name}`, function () {
-      expect(tierUpSoonerApplies(env, execArgv, v8Version)).to.equal(applies);
-    });
-  }
+  ]);
 
   // In a fresh process, a small function is called until V8 has optimized it.
   // Optimizing on the main thread (--no-concurrent-recompilation) makes the

@@ -1,23 +1,14 @@
 import { expect } from "chai";
+import { itAppliesAsTabled } from "../helpers/v8-settings.js";
 import { execFileSync } from "node:child_process";
 import { YOUNG_GENERATION_CAP, youngGenerationCapApplies } from "../../src/host/young-generation.js";
 
 describe("young generation: the host's cap on V8's new space", function () {
-  const table: [string, NodeJS.ProcessEnv, string[], string, boolean][] = [
-    ["Node 20's V8, nothing chosen", {}, [], "11.3.244.8-node.38", true],
-    ["Node 22's V8 (not measured)", {}, [], "12.4.254.21-node.33", false],
-    ["a V8 it was not measured on (older)", {}, [], "10.2.154.26-node.28", false],
-    ["a V8 it was not measured on (newer)", {}, [], "14.1.0", false],
+  itAppliesAsTabled(youngGenerationCapApplies, [
     ["NODE_OPTIONS chooses a size", { NODE_OPTIONS: "--max-semi-space-size=16" }, [], "11.3.244.8", false],
     ["NODE_OPTIONS, underscore spelling", { NODE_OPTIONS: "--trace-gc --min_semi_space_size=2" }, [], "11.3.244.8", false],
     ["node's own flag", {}, ["--max-semi-space-size=2"], "11.3.244.8", false],
-    ["unrelated NODE_OPTIONS", { NODE_OPTIONS: "--max-old-space-size=512" }, [], "11.3.244.8", true],
-  ];
-  for (const [name, env, execArgv, v8Version, applies] of table) {
-    it(`${applies ? "applies" : "stands aside"}: ${name}`, function () {
-      expect(youngGenerationCapApplies(env, execArgv, v8Version)).to.equal(applies);
-    });
-  }
+  ]);
 
   // A fresh process churns short-lived objects (some surviving a scavenge, as a
   // server's in-flight requests do) in short event-loop turns, as the host
