@@ -39,6 +39,9 @@ describe("old generation: the host's lower heap growth", function () {
     const free = largestOld(false);
     const limited = largestOld(true);
     expect(limited.limited).to.equal(true);
-    expect(limited.largest, `${limited.largest} vs ${free.largest} bytes`).to.be.lessThan(free.largest * 0.6);
+    // Quiet, about 26 against 64-69 MiB; with both cores busy elsewhere, 26-38 against 57-58 (the
+    // limited process's marking, on a core it shares, lets more in before the GC ends). Without the
+    // setting the two are level.
+    expect(limited.largest, `${limited.largest} vs ${free.largest} bytes`).to.be.lessThan(free.largest * 0.75);
   });
 });

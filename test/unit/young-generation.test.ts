@@ -40,18 +40,25 @@ describe("young generation: the host's cap on V8's new space", function () {
     return Number(execFileSync(process.execPath, ["--input-type=module", "-e", churn(mode)], { env, encoding: "utf8" }).trim());
   };
 
-  it("grows past the cap under churn when nothing caps it", function () {
+  // Left alone, V8 takes it to 32 MiB here, three doublings past the cap. The
+  // cap allows one step past it: a turn slowed enough (it happened once in a
+  // CI run, on a busy machine) can see a second GC before the first one's
+  // look. So the capped case must stay within one doubling, and the others
+  // must go beyond it.
+  const ONE_STEP_PAST = 2 * YOUNG_GENERATION_CAP;
+
+  it("grows well past the cap under churn when nothing caps it", function () {
     this.timeout(20_000);
-    expect(largestYoung("none")).to.be.greaterThan(YOUNG_GENERATION_CAP);
+    expect(largestYoung("none")).to.be.greaterThan(ONE_STEP_PAST);
   });
 
-  it("holds the new space at the cap under the same churn", function () {
+  it("holds the new space at the cap, or one step past it, under the same churn", function () {
     this.timeout(20_000);
-    expect(largestYoung("capped")).to.be.at.most(YOUNG_GENERATION_CAP);
+    expect(largestYoung("capped")).to.be.at.most(ONE_STEP_PAST);
   });
 
   it("gives V8 its default growth back once removed", function () {
     this.timeout(20_000);
-    expect(largestYoung("removed")).to.be.greaterThan(YOUNG_GENERATION_CAP);
+    expect(largestYoung("removed")).to.be.greaterThan(ONE_STEP_PAST);
   });
 });
