@@ -10,7 +10,9 @@
 // CPU-bound workload 92.4 → 81.3/82.2 MiB, throughput within the runs'
 // spread (cycle 3580/4070 vs 3288/4216 req/s, CPU-bound 140/135 vs 135/147);
 // property bags, one run: 1 MiB p50 57 → 35 ms and 134 → 113 MiB, 10 MiB
-// 469 → 489 ms and 414 → 265 MiB. Python mode's host: level.
+// 469 → 489 ms and 414 → 265 MiB (Python mode's bags level). Python mode, one
+// run with this code: host + worker on the trivial and cycle workloads
+// 162–164 → 131–132 MiB.
 //
 // V8 reads the flag each time it sets the next limit, so setting it at run
 // time works and costs no start-up. Not set when the user chose a growth of
