@@ -79,6 +79,14 @@ export interface WorkloadInfo {
   title: string;
 }
 
+/** The runtimes' own start-up on the machine of the run (bench/run.ts bootTimes). */
+export interface BootTimes {
+  nodeMs: number;
+  nodeExtraCaCerts?: string;
+  nodeWithoutExtraCaMs?: number;
+  pythonImportMs: number;
+}
+
 export interface Report {
   meta: Record<string, unknown>;
   plugins: PluginSpec[];
@@ -115,6 +123,15 @@ function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join("\n");
 }
 
+/** What the runtimes alone took to start, under the start-up table. */
+export function bootNote(b: BootTimes): string {
+  const node = b.nodeExtraCaCerts !== undefined
+    ? `node ${num(b.nodeMs)} ms (${num(b.nodeWithoutExtraCaMs)} ms without NODE_EXTRA_CA_CERTS=${b.nodeExtraCaCerts}, which the plugins' ` +
+      "environment sets: Node 20 reads that file before running any JavaScript, so every Node-based plugin above starts that much later)"
+    : `node ${num(b.nodeMs)} ms`;
+  return `startup: the runtimes alone on this machine now, spawn → a first line on stdout: ${node}; python after import pulumi.dynamic ${num(b.pythonImportMs)} ms (medians)`;
+}
+
 /** The readable side-by-side tables. */
 export function formatReport(report: Report): string {
   const out: string[] = [];
@@ -139,6 +156,8 @@ export function formatReport(report: Report): string {
           ]),
         ),
       );
+      const boots = report.meta.bootTimes as BootTimes | undefined;
+      if (boots) notes.push(bootNote(boots));
     } else {
       // The host's own share only where workers exist: the rest of the CPU column is theirs.
       const split = rows.some((r) => r.hostCpuMsPerRequest !== undefined);

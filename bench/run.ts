@@ -16,7 +16,7 @@
 // The plugins of a workload run side by side and their passes take turns.
 import os from "node:os";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { pb } from "../test/helpers/client.js";
@@ -25,7 +25,7 @@ import { Plugin } from "../test/helpers/plugin.js";
 import { makeDriver, type ClientKind, type Driver, type DriverSession } from "./drivers.js";
 import { groupCpuMs, median, Recorder, RssSampler } from "./measure.js";
 import { providerSets, type Language, type ProviderSet } from "./payloads.js";
-import { addRatios, formatReport, PLUGINS, writeJson, type PluginSpec, type Report, type Result, type RoundResult, type WorkloadInfo } from "./report.js";
+import { addRatios, formatReport, PLUGINS, writeJson, type BootTimes, type PluginSpec, type Report, type Result, type RoundResult, type WorkloadInfo } from "./report.js";
 import { configureRequest, createRequest, FULL, loadWorkloads, SMOKE, STARTUP, type LoadWorkload, type Prepared, type Sizes, type Target } from "./workloads.js";
 
 const BENCH_DIR = fileURLToPath(new URL("../../bench/", import.meta.url));
@@ -75,6 +75,8 @@ function parseArgs(argv: string[]): Options {
 
 const live = new Set<Plugin>();
 let driver: Driver | undefined;
+/** Set by the start-up workload. */
+let boots: BootTimes | undefined;
 
 /** BENCH_HOST_NODE_OPTIONS: NODE_OPTIONS for our host only (e.g. V8 heap flags), to measure what they change. */
 async function launch(spec: PluginSpec): Promise<Plugin> {
@@ -148,11 +150,47 @@ async function startup(specs: PluginSpec[], sizes: Sizes, sets: Record<Language,
       progress(`startup ${round + 1}/${sizes.launches} ${spec.id}: port ${portMs.toFixed(0)} ms, first Create ${firstCreateMs.toFixed(0)} ms`);
     }
   }
+  boots = await bootTimes(sizes.launches);
   for (const r of results.values()) {
     if (r.portSamples!.length > 0) r.portMs = median(r.portSamples!);
     if (r.firstCreateSamples!.length > 0) r.firstCreateMs = median(r.firstCreateSamples!);
   }
   return [...results.values()];
+}
+
+/**
+ * How long the runtimes themselves take to start on this machine now, to read
+ * the start-up table against, timed as a port line is: spawn → a first line on
+ * stdout. `node` printing one in the environment the plugins get (and without
+ * NODE_EXTRA_CA_CERTS when that is set: Node 20 reads that file before running
+ * any JavaScript), and the test virtualenv's Python printing one after
+ * `import pulumi.dynamic`, which is most of the Python reference's start-up
+ * and of our Python worker's. Medians of `launches` runs each.
+ */
+async function bootTimes(launches: number): Promise<BootTimes> {
+  const time = async (cmd: string, args: string[], env: NodeJS.ProcessEnv) => {
+    const samples: number[] = [];
+    for (let i = 0; i < launches; i++) {
+      const t0 = performance.now();
+      const child = spawn(cmd, args, { env, stdio: ["ignore", "pipe", "ignore"] });
+      const printed = await new Promise<boolean>((resolve) => {
+        child.stdout.once("data", () => resolve(true));
+        child.once("error", () => resolve(false));
+        child.once("exit", () => resolve(false));
+      });
+      if (printed) samples.push(performance.now() - t0);
+      child.kill("SIGKILL");
+    }
+    return median(samples);
+  };
+  const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+  const { NODE_EXTRA_CA_CERTS: _, ...withoutExtraCa } = process.env;
+  const printLine = ["-e", "process.stdout.write('\\n')"];
+  return {
+    nodeMs: await time(process.execPath, printLine, process.env),
+    ...(extraCa !== undefined ? { nodeExtraCaCerts: extraCa, nodeWithoutExtraCaMs: await time(process.execPath, printLine, withoutExtraCa) } : {}),
+    pythonImportMs: await time(VENV_PYTHON, ["-u", "-c", "import pulumi.dynamic; print()"], process.env),
+  };
 }
 
 /** One plugin in one load workload: its launch, its time budget and what it measured. */
@@ -381,6 +419,7 @@ function meta(opts: Options, sizes: Sizes, loadAtStart: number[]): Record<string
     loadAverage: { atStart: loadAtStart, atEnd: os.loadavg() },
     venv: py,
     client: driver?.description,
+    ...(boots ? { bootTimes: boots } : {}),
     pythonWorkers: process.env.PULUMI_DYNAMIC_HOST_PYTHON_WORKERS ?? "default (one per core, at most 8)",
     sizes: { ...sizes, payloadReps: sizes.payloadBytes.map((b) => sizes.payloadReps(b)) },
   };

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PLUGINS, type Report } from "../bench/report.js";
+import { bootNote, PLUGINS, type BootTimes, type Report } from "../bench/report.js";
 import { loadWorkloads, SMOKE, STARTUP } from "../bench/workloads.js";
 import { REPO } from "./helpers/paths.js";
 
@@ -80,6 +80,16 @@ describe("bench --smoke", function () {
     }
     const self = report.results.find((r) => r.plugin === "ceiling" && r.workload === "trivial-c8");
     expect(self?.ratios?.ceiling).to.equal(1);
+  });
+
+  it("times the runtimes' own start beside the start-up table, with and without NODE_EXTRA_CA_CERTS where it is set", function () {
+    const boots = report.meta.bootTimes as BootTimes;
+    expect(boots.nodeMs).to.be.greaterThan(0);
+    expect(boots.pythonImportMs).to.be.greaterThan(0);
+    expect(boots.nodeExtraCaCerts).to.equal(process.env.NODE_EXTRA_CA_CERTS);
+    if (process.env.NODE_EXTRA_CA_CERTS !== undefined) expect(boots.nodeWithoutExtraCaMs).to.be.greaterThan(0);
+    else expect(boots).not.to.have.property("nodeWithoutExtraCaMs");
+    expect(stdout).to.include(bootNote(boots));
   });
 
   it("prints one table per workload", function () {
