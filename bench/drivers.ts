@@ -29,6 +29,8 @@ export interface RunStats {
   failed: number;
   p50: number;
   p99: number;
+  /** Every request's latency in ms, ascending (the pass's percentiles come from it, and the workload's from all its passes'). */
+  latencies: number[];
   firstError?: string;
   /** CPU the client side used meanwhile: the driver and this process. */
   clientCpuMs: number;
@@ -189,6 +191,7 @@ class GoDriver implements Driver {
           failed: r.failed,
           p50: percentile(sorted, 50),
           p99: percentile(sorted, 99),
+          latencies: sorted,
           firstError: r.firstError,
           clientCpuMs: r.cpuMs + (clientCpuMs() - cpu0),
         };

@@ -54,7 +54,11 @@ export interface Result {
   firstCreateMs?: number;
   portSamples?: number[];
   firstCreateSamples?: number[];
-  /** Every measured pass when there were several (`rounds`); the fields above are the median one's. */
+  /**
+   * Every measured pass when there were several (`rounds`). wallMs and
+   * throughput above are the pass of median throughput's; p50Ms and p99Ms are
+   * over every request of every measured pass.
+   */
   rounds?: RoundResult[];
   /** Distinct providers only: the group's RSS after each quarter of the providers. */
   rssByProviders?: { providers: number; rssMiB: number }[];
@@ -194,8 +198,8 @@ export function formatReport(report: Report): string {
   if (fast > 1 || slow > 1) {
     const passes = fast === slow ? `${fast} passes` : `${fast} passes (IO-bound, CPU-bound, payloads: ${slow})`;
     out.push(
-      `req/s, p50, p99: the measured pass of median throughput, of ${passes} after the warm-up (the distinct workload: one pass); ` +
-        "spread: half the range of the passes' throughput, over the median; every pass is in the JSON.",
+      `req/s: the measured pass of median throughput, of ${passes} after the warm-up (the distinct workload: one pass); ` +
+        "spread: half the range of the passes' throughput, over the median; p50, p99: over every request of the measured passes; every pass is in the JSON.",
     );
   }
   out.push("Ratios: how many times as fast as the baseline (>1 = faster): throughput over its throughput; for start-up its time over ours.");
