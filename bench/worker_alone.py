@@ -3,7 +3,9 @@
 Run with the test virtualenv's Python (.cache/test-venv/bin/python). Starts
 python-stub/worker.py as the host does (the channel on fd 3, a socketpair),
 sends it Creates of one provider made by the SDK's own serialize_provider
-(bench/python_bench_providers.py), `--concurrency` in flight, warms it with
+(bench/python_bench_providers.py), or with --cycle the bench's cycle (each
+resource's Check, Create, Diff, Update and Delete, bags encoded as the host
+sends them), `--concurrency` in flight, warms it with
 the first half and measures the second: the worker's user+system CPU per
 request (from /proc), its throughput and this driver's own CPU per request.
 Prints one JSON object. With --py-spy PATH (py-spy installed in a throw-away
@@ -11,6 +13,7 @@ virtualenv, never the test one) the worker runs under `py-spy record --gil
 --threads --format raw`, for profiles of the interpreter time only.
 
     .cache/test-venv/bin/python bench/worker_alone.py --requests 8000 --concurrency 32
+    .cache/test-venv/bin/python bench/worker_alone.py --requests 20000 --concurrency 16 --cycle
 """
 import argparse
 import json
@@ -44,6 +47,7 @@ def main():
     ap.add_argument("--requests", type=int, default=8000)
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--provider", default="crud", choices=["crud", "echo"])
+    ap.add_argument("--cycle", action="store_true", help="the bench's check → create → diff → update → delete, each resource's five in turn (crud only)")
     ap.add_argument("--py-spy", dest="py_spy", help="path of py-spy; the raw profile goes to --profile")
     ap.add_argument("--profile", default="worker-profile.txt")
     args = ap.parse_args()
@@ -62,20 +66,27 @@ def main():
         s.update({"__provider": text, "n": i})
         return s.SerializeToString()
 
-    requests = [
-        {
-            "jsonrpc": "2.0",
-            "id": i + 1,
-            "method": "create",
-            "params": {
-                "urn": f"urn:pulumi:bench::bench::pulumi-python:dynamic:Resource::r{i}",
-                "providerId": 1,
-                **({"provider": text} if i == 0 else {}),
-                "props": props(i),
-            },
-        }
-        for i in range(args.requests)
-    ]
+    def params(i):
+        """The i-th request's method and params: Creates, or the bench's cycle (the host's encoding of its bags)."""
+        k = i // 5 if args.cycle else i
+        p = {"urn": f"urn:pulumi:bench::bench::pulumi-python:dynamic:Resource::r{k}", "providerId": 1}
+        if i == 0:
+            p["provider"] = text
+        method = ("check", "create", "diff", "update", "delete")[i % 5] if args.cycle else "create"
+        if method == "check":
+            p.update(olds=b"", news=props(k))  # the bench's Check has empty olds
+        elif method in ("diff", "update"):
+            p.update(id=f"crud-{k}", olds=props(k), news=props(k + 1))
+        elif method == "delete":
+            p.update(id=f"crud-{k}", props=props(k + 1))
+        else:
+            p["props"] = props(k)
+        return method, p
+
+    requests = []
+    for i in range(args.requests):
+        method, p = params(i)
+        requests.append({"jsonrpc": "2.0", "id": i + 1, "method": method, "params": p})
 
     ours, theirs = socket.socketpair()
     cmd = [sys.executable, os.path.join(STUB, "worker.py")]
@@ -123,6 +134,7 @@ def main():
     print(json.dumps({
         "requests": n,
         "concurrency": args.concurrency,
+        "workload": "cycle" if args.cycle else "create",
         "workerCpuMsPerRequest": round(1000 * (cpu1 - cpu0) / n, 4),
         "requestsPerSecond": round(n / (wall1 - wall0), 1),
         "driverCpuMsPerRequest": round(1000 * (mine1 - mine0) / n, 4),

@@ -6,13 +6,13 @@
 // shared 2-core machine, and the full bench (`npm run bench`) is a separate
 // command whose numbers are read by people (docs/performance.md).
 import { expect } from "chai";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { bootNote, PLUGINS, type BootTimes, type Report } from "../bench/report.js";
 import { loadWorkloads, SMOKE, STARTUP } from "../bench/workloads.js";
-import { REPO } from "./helpers/paths.js";
+import { REPO, VENV_PYTHON } from "./helpers/paths.js";
 
 describe("bench --smoke", function () {
   this.timeout(300_000);
@@ -142,4 +142,18 @@ describe("bench --smoke", function () {
     const quarter = Math.floor(SMOKE.distinct / 4);
     expect(r?.rssByProviders?.map((s) => s.providers)).to.deep.equal([1, 2, 3, 4].map((k) => k * quarter));
   });
+});
+
+// bench/worker_alone.py: the worker without the host, whose numbers docs/performance.md quotes.
+describe("bench/worker_alone.py", function () {
+  this.timeout(120_000);
+  for (const args of [[], ["--cycle"]]) {
+    it(`measures the worker alone${args.length ? " on the cycle" : ""}, every answer a result`, function () {
+      const out = execFileSync(VENV_PYTHON, [`${REPO}bench/worker_alone.py`, "--requests", "40", "--concurrency", "4", ...args], { cwd: REPO, encoding: "utf8" });
+      const result = JSON.parse(out) as Record<string, unknown>;
+      expect(result).to.include({ requests: 20, concurrency: 4, workload: args.length ? "cycle" : "create" });
+      expect(result.workerCpuMsPerRequest).to.be.a("number").and.at.least(0);
+      expect(result.requestsPerSecond).to.be.a("number").and.greaterThan(0);
+    });
+  }
 });
