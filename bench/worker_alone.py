@@ -47,10 +47,12 @@ def main():
     ap.add_argument("--requests", type=int, default=8000)
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--provider", default="crud", choices=["crud", "echo"])
-    ap.add_argument("--cycle", action="store_true", help="the bench's check → create → diff → update → delete, each resource's five in turn (crud only)")
+    ap.add_argument("--cycle", action="store_true", help="the bench's check → create → diff → update → delete requests (crud only; sent in order but not awaited one by one, which the crud provider does not need)")
     ap.add_argument("--py-spy", dest="py_spy", help="path of py-spy; the raw profile goes to --profile")
     ap.add_argument("--profile", default="worker-profile.txt")
     args = ap.parse_args()
+    if args.cycle and args.provider != "crud":
+        ap.error("--cycle needs the crud provider, which has every method")
 
     from google.protobuf import struct_pb2
 
