@@ -14,7 +14,7 @@ import readline from "node:readline";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import type { Plugin } from "../test/helpers/plugin.js";
-import { clientCpuMs, drive, percentile, Recorder } from "./measure.js";
+import { clientCpuMs, drive, Recorder } from "./measure.js";
 import type { Batch, Prepared, Unit } from "./workloads.js";
 
 export type ClientKind = "go" | "node";
@@ -27,9 +27,7 @@ export interface RunStats {
   aborted?: string;
   ok: number;
   failed: number;
-  p50: number;
-  p99: number;
-  /** Every request's latency in ms, ascending (the pass's percentiles come from it, and the workload's from all its passes'). */
+  /** Every call's latency in ms, ascending: the pass's percentiles, and the workload's over all its passes, come from it. */
   latencies: number[];
   firstError?: string;
   /** CPU the client side used meanwhile: the driver and this process. */
@@ -182,16 +180,13 @@ class GoDriver implements Driver {
           { op: "run", conn: id, set: id, offset: warmup ? measured.length : 0, n, concurrency, boundMs, marks: opts.marks ?? [] },
           opts.onMark,
         );
-        const sorted = r.latencies.sort((a, b) => a - b);
         return {
           wallMs: r.wallMs,
           done: r.done,
           ...(r.aborted ? { aborted: `time bound reached after ${r.done} of ${n}` } : {}),
           ok: r.ok,
           failed: r.failed,
-          p50: percentile(sorted, 50),
-          p99: percentile(sorted, 99),
-          latencies: sorted,
+          latencies: r.latencies.sort((a, b) => a - b),
           firstError: r.firstError,
           clientCpuMs: r.cpuMs + (clientCpuMs() - cpu0),
         };

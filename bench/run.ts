@@ -296,7 +296,7 @@ async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: num
   s.result.failed += run.failed;
   s.result.firstError ??= run.firstError;
   if (answered > 0) {
-    s.passes.push({ wallMs: run.wallMs, throughput: answered / (run.wallMs / 1000), p50Ms: run.p50, p99Ms: run.p99 });
+    s.passes.push({ wallMs: run.wallMs, throughput: answered / (run.wallMs / 1000), p50Ms: percentile(run.latencies, 50), p99Ms: percentile(run.latencies, 99) });
     for (const ms of run.latencies) s.latencies.push(ms);
     s.passWallMs += run.wallMs;
   }
