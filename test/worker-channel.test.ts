@@ -6,7 +6,7 @@ import { messageType } from "../src/host/proto.js";
 import { encodeStruct, jsToStruct, stringField, type WireStruct } from "../src/host/wire.js";
 import { RpcConnection, RpcError, type RequestInfo } from "../src/python-bridge/connection.js";
 import { ErrorCodes } from "../src/python-bridge/protocol.js";
-import { spawnWorker, WORKER_SCRIPT, type WorkerChild } from "../src/python-bridge/spawn.js";
+import { spawnWorker, workerScript, type WorkerChild } from "../src/python-bridge/spawn.js";
 import { PYTHON_PROGRAM, VENV_PYTHON } from "./helpers/paths.js";
 import { pythonProvider } from "./helpers/payloads.js";
 
@@ -21,7 +21,7 @@ describe("the Python worker's channel", function () {
   const props = encodeStruct(jsToStruct({ __provider: text }))!;
 
   before(function () {
-    child = spawnWorker({ python: VENV_PYTHON, env: { ...process.env } }, PYTHON_PROGRAM, WORKER_SCRIPT);
+    child = spawnWorker({ python: VENV_PYTHON, env: { ...process.env } }, PYTHON_PROGRAM, workerScript());
     const channel = child.stdio[3] as unknown as Duplex;
     conn = new RpcConnection(channel, () => undefined, () => undefined);
     child.stderr!.resume();

@@ -4,10 +4,11 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
+import { readAsset } from "./assets.js";
 import type { Mode } from "./modes.js";
 
 export function hostVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
+  const pkg = JSON.parse(readAsset("package.json"));
   return String(pkg.version);
 }
 

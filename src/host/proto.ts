@@ -1,20 +1,29 @@
 // Loads our .proto subset once and exposes the message types the host encodes
 // and decodes. Callers get plain objects; protobufjs classes stay in here and in
 // the service definition built from them.
-import { fileURLToPath } from "node:url";
-import path from "node:path";
 import protobuf from "protobufjs";
+import { readAsset } from "./assets.js";
 
-const protoDir = fileURLToPath(new URL("../../../proto/", import.meta.url));
-
+/**
+ * Parses our .proto files and what they import, read as host assets (on disk,
+ * or embedded in the single executable); google/protobuf/* come from
+ * protobufjs' bundled well-known types.
+ */
 function loadRoot(): protobuf.Root {
   const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => {
-    // google/protobuf/* come from protobufjs' bundled well-known types.
-    if (target.startsWith("google/protobuf/")) return target;
-    return path.join(protoDir, target);
-  };
-  root.loadSync(["pulumirpc/provider.proto", "google/rpc/status.proto"], { keepCase: true });
+  const pending = ["pulumirpc/provider.proto", "google/rpc/status.proto"];
+  const loaded = new Set<string>();
+  for (let file = pending.shift(); file !== undefined; file = pending.shift()) {
+    if (loaded.has(file)) continue;
+    loaded.add(file);
+    const wellKnown = protobuf.common.get(file);
+    if (wellKnown) {
+      root.addJSON(wellKnown.nested ?? {});
+      continue;
+    }
+    const parsed = protobuf.parse(readAsset(`proto/${file}`), root, { keepCase: true });
+    pending.push(...(parsed.imports ?? []), ...(parsed.weakImports ?? []));
+  }
   root.resolveAll();
   return root;
 }

@@ -4,10 +4,14 @@
 // interpreter, then `import pulumi`, dill, grpc and protobuf: ~190 ms here)
 // then runs on the second core while those load.
 import { execa } from "execa";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { assetDirectory } from "../host/assets.js";
 import type { Interpreter } from "./interpreter.js";
 
-export const WORKER_SCRIPT = fileURLToPath(new URL("../../../python-stub/worker.py", import.meta.url));
+/** The worker script: in the package, or extracted from the single executable on first use. */
+export function workerScript(): string {
+  return path.join(assetDirectory("python-stub"), "worker.py");
+}
 
 /**
  * Knobs, from the environment: the worker script (for diagnosing a worker of
@@ -20,7 +24,7 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
     return Number.isFinite(v) && v > 0 ? v : dflt;
   };
   return {
-    script: env.PULUMI_DYNAMIC_HOST_WORKER_SCRIPT || WORKER_SCRIPT,
+    script: env.PULUMI_DYNAMIC_HOST_WORKER_SCRIPT || workerScript(),
     pingIntervalMs: ms("PULUMI_DYNAMIC_HOST_PING_INTERVAL_MS", 10_000),
     pingTimeoutMs: ms("PULUMI_DYNAMIC_HOST_PING_TIMEOUT_MS", 30_000),
   };

@@ -1,0 +1,116 @@
+// The host's own files: package.json (the version), proto/ (the wire contract)
+// and python-stub/ (the worker). Two ways to be installed, one contract:
+//
+// - From the npm package or a checkout, they sit under the package root, three
+//   folders above every compiled module (dist/src/host, dist/bundle/cli).
+// - In the single executable (npm run dist), the build embeds them as SEA
+//   assets with a manifest, `assets.json`, listing their names; the bundle is
+//   built with __PDH_SEA__ defined true.
+//
+// Readers take text; a directory that another process must open by path (the
+// Python worker's script and its modules) is extracted once per version and
+// content into a cache directory, atomically: every first start writes its own
+// temporary directory and renames it into place, and a start that loses the
+// race uses the winner's identical copy.
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+declare const __PDH_SEA__: boolean | undefined;
+
+/** True inside the single executable built by `npm run dist`. */
+export const EMBEDDED = typeof __PDH_SEA__ !== "undefined" && __PDH_SEA__;
+
+interface SeaApi {
+  getAsset(key: string, encoding: "utf8"): string;
+  getRawAsset(key: string): ArrayBuffer;
+}
+
+let sea: SeaApi | undefined;
+function seaApi(): SeaApi {
+  // node:sea exists from Node 20.12 on; only the single executable asks for it.
+  return (sea ??= createRequire(process.execPath)("node:sea") as SeaApi);
+}
+
+/** The package root of an installed or checked-out host (not meaningful when EMBEDDED). */
+export function packageRoot(): string {
+  return fileURLToPath(new URL("../../../", import.meta.url));
+}
+
+/** A file of the host's, by its path relative to the package root ("proto/pulumirpc/provider.proto"). */
+export function readAsset(name: string): string {
+  if (EMBEDDED) return seaApi().getAsset(name, "utf8");
+  return fs.readFileSync(path.join(packageRoot(), name), "utf8");
+}
+
+/** The embedded assets' names, from the manifest the build writes. */
+function manifest(): string[] {
+  return JSON.parse(seaApi().getAsset("assets.json", "utf8")) as string[];
+}
+
+const extracted = new Map<string, string>();
+
+/**
+ * A directory of the host's on disk ("python-stub"): under the package root,
+ * or, in the single executable, a per-version, per-content copy under the
+ * cache directory ($PULUMI_DYNAMIC_HOST_CACHE_DIR, else $XDG_CACHE_HOME or
+ * ~/.cache, then pulumi-dynamic-host/).
+ */
+export function assetDirectory(dir: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (!EMBEDDED) return path.join(packageRoot(), dir);
+  const known = extracted.get(dir);
+  if (known) return known;
+  const names = manifest().filter((n) => n.startsWith(`${dir}/`));
+  const files = names.map((n) => ({ rel: n.slice(dir.length + 1), bytes: Buffer.from(seaApi().getRawAsset(n)) }));
+  // <cache>/<version>-<content>/<dir>: the same last two path parts as in the package.
+  const target = path.join(extractOnce(path.join(cacheRoot(env), `${versionOf()}-${contentKey(files)}`), dir, files), dir);
+  extracted.set(dir, target);
+  return target;
+}
+
+export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.PULUMI_DYNAMIC_HOST_CACHE_DIR) return path.resolve(env.PULUMI_DYNAMIC_HOST_CACHE_DIR);
+  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(os.homedir(), ".cache");
+  return path.join(base, "pulumi-dynamic-host");
+}
+
+function versionOf(): string {
+  return String(JSON.parse(readAsset("package.json")).version);
+}
+
+function contentKey(files: { rel: string; bytes: Buffer }[]): string {
+  const h = createHash("sha256");
+  for (const f of [...files].sort((a, b) => (a.rel < b.rel ? -1 : 1))) h.update(f.rel).update("\0").update(f.bytes).update("\0");
+  return h.digest("hex").slice(0, 12);
+}
+
+/**
+ * Writes `files` to `target`/`sub` unless a complete copy is there. A copy is
+ * complete once `target` is renamed into place (the rename is the commit), so
+ * a reader never sees a half-written directory.
+ */
+export function extractOnce(target: string, sub: string, files: { rel: string; bytes: Buffer }[]): string {
+  if (fs.existsSync(target)) return target;
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  const tmp = fs.mkdtempSync(`${target}.tmp-`);
+  try {
+    for (const f of files) {
+      const to = path.join(tmp, sub, f.rel);
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.writeFileSync(to, f.bytes, { mode: 0o644 });
+    }
+    try {
+      fs.renameSync(tmp, target);
+    } catch (err) {
+      // Another first start renamed its identical copy into place first.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (!((code === "ENOTEMPTY" || code === "EEXIST") && fs.existsSync(target))) throw err;
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  return target;
+}
