@@ -1,56 +1,46 @@
-// pulumi-dynamic-host: the command for people (the engine uses the plugin names).
-//   pulumi-dynamic-host serve <nodejs|python> [plugin args…]   run as that plugin
-//   pulumi-dynamic-host install <dir>                          put both plugin names in <dir>
-//   pulumi-dynamic-host version
-import { mkdirSync, rmSync, symlinkSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { MODES, modeForLanguage } from "./modes.js";
-import { hostVersion } from "./plugin-info.js";
+// pulumi-dynamic-host: the command for people (the engine runs the plugin names).
+import { modeForLanguage } from "../host/modes.js";
+import { hostVersion } from "../host/plugin-info.js";
 
 const USAGE = `usage:
+  pulumi-dynamic-host install
+      register both plugins with the engine next to the pulumi on PATH (no "using … from $PATH"
+      warning); the plugins pulumi ships there are kept as <name>.before-pulumi-dynamic-host
+  pulumi-dynamic-host install --project [DIR]
+      register them for the Pulumi project in DIR (default: here) in its Pulumi.yaml plugins.providers
+  pulumi-dynamic-host install --dir DIR
+      put the plugin names into DIR, to put first on PATH (the engine then warns on every run)
+  pulumi-dynamic-host uninstall [--project [DIR] | --dir DIR]
+      undo the matching install (next to pulumi: the kept plugins are put back)
   pulumi-dynamic-host serve <nodejs|python> [--logtostderr] [-v=N] <engine-address>
       serve as pulumi-resource-pulumi-<language> (what the engine runs)
-  pulumi-dynamic-host install <dir>
-      link pulumi-resource-pulumi-nodejs and pulumi-resource-pulumi-python into <dir>;
-      put <dir> first on PATH (or next to the pulumi binary) so that pulumi up uses them
   pulumi-dynamic-host version
 `;
 
-/** The executable script every name points at. */
-export const ENTRY = fileURLToPath(new URL("../../../bin/pulumi-dynamic-host", import.meta.url));
+type Out = (line: string) => void;
+const out: Out = (line) => process.stdout.write(`${line}\n`);
+
+function usageError(message: string): number {
+  process.stderr.write(`pulumi-dynamic-host: ${message}\n${USAGE}`);
+  return 2;
+}
 
 export async function runCli(args: readonly string[]): Promise<number> {
   const [cmd, ...rest] = args;
   switch (cmd) {
     case "serve": {
       const mode = modeForLanguage(rest[0] ?? "");
-      if (!mode) {
-        process.stderr.write(`pulumi-dynamic-host serve: expected nodejs or python, got ${JSON.stringify(rest[0] ?? "")}\n${USAGE}`);
-        return 2;
-      }
-      const { serve } = await import("./main.js");
-      await serve(mode, rest.slice(1));
+      if (!mode) return usageError(`serve: expected nodejs or python, got ${JSON.stringify(rest[0] ?? "")}`);
+      const { servePlugin } = await import("./compose.js");
+      await servePlugin(mode, rest.slice(1));
       return 0;
     }
-    case "install": {
-      if (rest.length !== 1) {
-        process.stderr.write(`pulumi-dynamic-host install: expected one directory\n${USAGE}`);
-        return 2;
-      }
-      const dir = path.resolve(rest[0]);
-      mkdirSync(dir, { recursive: true });
-      for (const m of MODES) {
-        const link = path.join(dir, m.binary);
-        rmSync(link, { force: true });
-        symlinkSync(ENTRY, link);
-        process.stdout.write(`${link} -> ${ENTRY}\n`);
-      }
-      return 0;
-    }
+    case "install":
+    case "uninstall":
+      return registration(cmd, rest);
     case "version":
     case "--version":
-      process.stdout.write(`${hostVersion()}\n`);
+      out(hostVersion());
       return 0;
     case undefined:
     case "help":
@@ -59,7 +49,27 @@ export async function runCli(args: readonly string[]): Promise<number> {
       process.stdout.write(USAGE);
       return cmd === undefined ? 2 : 0;
     default:
-      process.stderr.write(`pulumi-dynamic-host: unknown command ${JSON.stringify(cmd)}\n${USAGE}`);
-      return 2;
+      return usageError(`unknown command ${JSON.stringify(cmd)}`);
+  }
+}
+
+async function registration(cmd: "install" | "uninstall", rest: readonly string[]): Promise<number> {
+  const install = await import("./install.js");
+  const [flag, value, ...extra] = rest;
+  try {
+    if (flag === undefined) {
+      (cmd === "install" ? install.installNextToPulumi : install.uninstallNextToPulumi)(process.env, out);
+    } else if (flag === "--project" && extra.length === 0) {
+      (cmd === "install" ? install.installForProject : install.uninstallForProject)(value, out);
+    } else if (flag === "--dir" && value !== undefined && extra.length === 0) {
+      (cmd === "install" ? install.installIntoDir : install.uninstallFromDir)(value, out);
+    } else {
+      return usageError(`${cmd}: expected nothing, --project [DIR] or --dir DIR, got ${JSON.stringify(rest.join(" "))}`);
+    }
+    return 0;
+  } catch (err) {
+    // InstallError says what to do; a file system error names its path and operation.
+    process.stderr.write(`pulumi-dynamic-host ${cmd}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
   }
 }

@@ -1,63 +1,37 @@
-// Entry point of every name the host is installed under. The invoked name picks
-// the mode: pulumi-resource-pulumi-nodejs and pulumi-resource-pulumi-python are
-// what the engine launches; pulumi-dynamic-host is the command for people.
-import path from "node:path";
+// The plugin's life as the engine sees it: argv, the port line, serving, and
+// the way out on a signal or when the engine goes away. Which language runtime
+// serves is the caller's choice (src/cli/compose.ts, the composition root), so
+// the serving path imports no adapter.
 import { fstatSync } from "node:fs";
 import { parsePluginArgs } from "./args.js";
 import { log, setVerbosity } from "./log.js";
-import { modeForBinary, type Mode } from "./modes.js";
+import type { Mode } from "./modes.js";
 import { pluginVersion } from "./plugin-info.js";
 import type { DynamicRuntime } from "./runtime.js";
-import { DeferredRuntime } from "./deferred-runtime.js";
-import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
-import { resolveInterpreter } from "../python-bridge/interpreter.js";
 import { capYoungGeneration } from "./young-generation.js";
 import { tierUpSooner } from "./tier-up.js";
 import { limitOldGenerationGrowth } from "./old-generation.js";
 
-export async function serve(mode: Mode, argv: readonly string[]): Promise<void> {
+export interface ServedRuntime {
+  runtime: DynamicRuntime;
+  /** Called once the port line is out (what must not write to stdout before it starts here). */
+  afterPort?: () => void;
+}
+
+/** Builds the runtime for the program in `cwd`; may end the process before the port line, as a reference would. */
+export type RuntimeFactory = (mode: Mode, cwd: string) => Promise<ServedRuntime>;
+
+export async function serve(mode: Mode, argv: readonly string[], makeRuntime: RuntimeFactory): Promise<void> {
   const args = parsePluginArgs(argv);
   if (mode.requiresEngineAddress && args.engineAddress === undefined) {
     process.stderr.write("fatal: Missing <engine> address\n");
     process.exit(255);
   }
   setVerbosity(args.verbosity);
-  installUncaughtHandlers();
   capYoungGeneration();
   limitOldGenerationGrowth();
   const cwd = process.cwd();
-  let runtime: DynamicRuntime;
-  let startPython: (() => void) | undefined;
-  if (mode.language === "nodejs") {
-    const { NodeRuntime } = await import("../node-dynamic/runtime.js");
-    runtime = new NodeRuntime(cwd);
-  } else {
-    // As the reference launcher: a broken virtualenv is reported before any port line, exit 1.
-    const resolved = resolveInterpreter(cwd, process.env);
-    if (!resolved.ok) {
-      process.stderr.write(resolved.stderr.map((l) => `${l}\n`).join(""));
-      process.exit(resolved.exitCode);
-    }
-    // The first worker starts right after the port line (workers share our
-    // stdout, and nothing may come before the port line there), as soon as
-    // execa is loaded; the rest of the bridge (zod, pickleparser, the pool)
-    // loads while that worker is still importing pulumi.
-    let begin!: () => void;
-    const go = new Promise<void>((resolve) => (begin = resolve));
-    startPython = begin;
-    runtime = new DeferredRuntime("python", "encoded", async () => {
-      await go;
-      const { spawnWorker } = await import("../python-bridge/spawn.js");
-      const first = spawnWorker(resolved.interpreter, cwd);
-      const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }] = await Promise.all([
-        import("../python-bridge/pool.js"),
-        import("../python-bridge/runtime.js"),
-      ]);
-      const pool = new WorkerPool({ interpreter: resolved.interpreter, cwd, size: defaultPoolSize() });
-      pool.warm(first);
-      return new PythonRuntime(pool);
-    });
-  }
+  const { runtime, afterPort } = await makeRuntime(mode, cwd);
   const { startServer } = await import("./server.js");
   let version: string | undefined;
   const { server, port } = await startServer({
@@ -68,7 +42,7 @@ export async function serve(mode: Mode, argv: readonly string[]): Promise<void> 
   // The engine reads this one line byte by byte; it must be the first thing on stdout.
   process.stdout.write(`${port}\n`);
   log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
-  startPython?.();
+  afterPort?.();
   tierUpSooner();
 
   // On a signal, release the runtime's processes, then end as the reference of
@@ -105,12 +79,4 @@ function isPipe(fd: number): boolean {
   } catch {
     return false;
   }
-}
-
-export async function main(argv: readonly string[] = process.argv): Promise<void> {
-  const invoked = path.basename(argv[1] ?? "");
-  const mode = modeForBinary(invoked);
-  if (mode) return serve(mode, argv.slice(2));
-  const { runCli } = await import("./cli.js");
-  process.exitCode = await runCli(argv.slice(2));
 }

@@ -1,0 +1,124 @@
+// Where the engine finds a dynamic-provider plugin, in its own order
+// (sdk/go/common/workspace/plugins.go, getPluginInfoAndPath):
+//   1. Pulumi.yaml `plugins.providers` entries of the project (a directory);
+//   2. $PATH (exec.LookPath), unless PULUMI_IGNORE_AMBIENT_PLUGINS is truthy;
+//   3. next to the running `pulumi`, its symlinks resolved (owner-exec bit);
+//   4. the plugin cache, $PULUMI_HOME/plugins, highest version.
+// When 2 finds a file whose resolved path is not the (unresolved) path of 3,
+// the engine uses 2 and warns "using … from $PATH at …" on every run.
+// `install` and `doctor` answer with this, so they never guess.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { readProjectPlugins, type ProjectPlugin } from "./project-file.js";
+
+export type PluginPackage = "pulumi-nodejs" | "pulumi-python";
+
+export interface Found {
+  source: "project" | "path" | "bundled" | "cache";
+  path: string;
+}
+
+export interface PluginResolution {
+  binary: string;
+  /** What the engine launches, or undefined when it finds nothing (it then fails: the plugin is bundled, never downloaded). */
+  chosen?: Found;
+  /** The warning the engine prints on every run with this set-up. */
+  warning?: string;
+  /** Every place that has the plugin, in the engine's order. */
+  candidates: Found[];
+}
+
+const truthy = (v: string | undefined) => v === "1" || v?.toLowerCase() === "true";
+
+export function binaryName(pkg: PluginPackage): string {
+  return `pulumi-resource-${pkg}`;
+}
+
+function isExecutableFile(p: string, ownerOnly = false): boolean {
+  const st = fs.statSync(p, { throwIfNoEntry: false });
+  return !!st && !st.isDirectory() && (st.mode & (ownerOnly ? 0o100 : 0o111)) !== 0;
+}
+
+/** Go's exec.LookPath: the first executable `file` in an absolute $PATH entry (a relative one is an error there). */
+export function lookPath(file: string, env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? "").split(path.delimiter)) {
+    if (!dir || !path.isAbsolute(dir)) continue;
+    const p = path.join(dir, file);
+    if (isExecutableFile(p)) return p;
+  }
+  return undefined;
+}
+
+/** The `pulumi` a user runs from this environment, and the directory the engine looks next to (symlinks resolved). */
+export function findPulumi(env: NodeJS.ProcessEnv): { invoked: string; real: string; dir: string } | undefined {
+  const invoked = lookPath("pulumi", env);
+  if (!invoked) return undefined;
+  const real = fs.realpathSync(invoked);
+  return { invoked, real, dir: path.dirname(real) };
+}
+
+export function pulumiHome(env: NodeJS.ProcessEnv): string {
+  return env.PULUMI_HOME || path.join(os.homedir(), ".pulumi");
+}
+
+/** The cache's highest `resource-<pkg>-v<semver>` directory holding the binary, skipping ones still being written. */
+function fromCache(pkg: PluginPackage, env: NodeJS.ProcessEnv): string | undefined {
+  const dir = path.join(pulumiHome(env), "plugins");
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(dir);
+  } catch {
+    return undefined;
+  }
+  const prefix = `resource-${pkg}-v`;
+  const versions = entries
+    .filter((e) => e.startsWith(prefix) && !e.endsWith(".partial") && !entries.includes(`${e}.partial`))
+    .map((e) => ({ e, v: e.slice(prefix.length).split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0) }))
+    .sort((a, b) => {
+      for (let i = 0; i < Math.max(a.v.length, b.v.length); i++) if ((a.v[i] ?? 0) !== (b.v[i] ?? 0)) return (b.v[i] ?? 0) - (a.v[i] ?? 0);
+      return 0;
+    });
+  for (const { e } of versions) {
+    const p = path.join(dir, e, binaryName(pkg));
+    if (isExecutableFile(p)) return p;
+  }
+  return undefined;
+}
+
+export interface LookupContext {
+  env: NodeJS.ProcessEnv;
+  /** The project's root (the directory of Pulumi.yaml), when there is a project. */
+  projectRoot?: string;
+  /** The directory of the running pulumi, symlinks resolved (findPulumi().dir). */
+  pulumiDir?: string;
+}
+
+export function resolvePlugin(pkg: PluginPackage, ctx: LookupContext): PluginResolution {
+  const binary = binaryName(pkg);
+  const candidates: Found[] = [];
+  const project: ProjectPlugin | undefined = ctx.projectRoot ? readProjectPlugins(ctx.projectRoot).find((p) => p.name === pkg) : undefined;
+  if (project) candidates.push({ source: "project", path: path.join(project.dir, binary) });
+  const ambient = truthy(ctx.env.PULUMI_IGNORE_AMBIENT_PLUGINS) ? undefined : lookPath(binary, ctx.env);
+  if (ambient) candidates.push({ source: "path", path: ambient });
+  const bundled = ctx.pulumiDir && isExecutableFile(path.join(ctx.pulumiDir, binary), true) ? path.join(ctx.pulumiDir, binary) : undefined;
+  if (bundled) candidates.push({ source: "bundled", path: bundled });
+  const cached = fromCache(pkg, ctx.env);
+  if (cached) candidates.push({ source: "cache", path: cached });
+
+  if (project) return { binary, chosen: candidates[0], candidates };
+  let warning: string | undefined;
+  if (ambient && ambient !== bundled) {
+    let resolved: string | undefined;
+    try {
+      resolved = fs.realpathSync(ambient);
+    } catch {
+      resolved = undefined;
+    }
+    if (resolved !== undefined && resolved !== bundled) {
+      warning = `using ${binary} from $PATH at ${ambient}${bundled ? ` expected ${bundled}` : ""}`;
+    }
+  }
+  const chosen = candidates.find((c) => c.source === "path") ?? candidates.find((c) => c.source === "bundled") ?? candidates.find((c) => c.source === "cache");
+  return { binary, chosen, warning, candidates };
+}

@@ -1,0 +1,128 @@
+// A project's Pulumi.yaml, as far as plugin registration goes: its
+// `plugins.providers` list of { name, path } (path a directory, relative to
+// the project root or absolute), read as the engine reads it and edited in
+// place with comments and layout kept (the yaml package's document API).
+import fs from "node:fs";
+import path from "node:path";
+import { isMap, isSeq, parseDocument, YAMLMap, YAMLSeq, type Document } from "yaml";
+
+export interface ProjectPlugin {
+  name: string;
+  /** As written. */
+  path: string;
+  /** Absolute: resolved against the project root, as the engine does. */
+  dir: string;
+}
+
+const FILES = ["Pulumi.yaml", "Pulumi.yml"];
+
+/** The project file in `root`, or undefined. */
+export function projectFile(root: string): string | undefined {
+  return FILES.map((f) => path.join(root, f)).find((f) => fs.existsSync(f));
+}
+
+/** The nearest directory at or above `start` holding a project file (the engine searches upward too). */
+export function findProjectRoot(start: string): string | undefined {
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    if (projectFile(dir)) return dir;
+    if (path.dirname(dir) === dir) return undefined;
+  }
+}
+
+function load(file: string): Document {
+  const doc = parseDocument(fs.readFileSync(file, "utf8"));
+  if (doc.errors.length > 0) throw new Error(`${file} is not valid YAML: ${doc.errors[0].message}`);
+  return doc;
+}
+
+export function readProjectPlugins(root: string): ProjectPlugin[] {
+  const file = projectFile(root);
+  if (!file) return [];
+  const providers = load(file).getIn(["plugins", "providers"]);
+  if (!isSeq(providers)) return [];
+  const out: ProjectPlugin[] = [];
+  for (const item of providers.items) {
+    if (!isMap(item)) continue;
+    const name = item.get("name");
+    const p = item.get("path");
+    if (typeof name === "string" && typeof p === "string") out.push({ name, path: p, dir: path.resolve(root, p) });
+  }
+  return out;
+}
+
+export interface ProjectEdit {
+  file: string;
+  /** What changed, one line per plugin, for the user. */
+  changes: string[];
+}
+
+/**
+ * Points each named plugin at `dir` (written relative to the root when it lies
+ * inside the project, so a checkout elsewhere still finds it), replacing an
+ * entry of the same name.
+ */
+export function registerProjectPlugins(root: string, names: readonly string[], dir: string): ProjectEdit {
+  const file = requireProjectFile(root);
+  const doc = load(file);
+  const written = writtenPath(root, dir);
+  let providers = doc.getIn(["plugins", "providers"]);
+  if (!isSeq(providers)) {
+    providers = new YAMLSeq();
+    if (!isMap(doc.get("plugins"))) doc.set("plugins", new YAMLMap());
+    doc.setIn(["plugins", "providers"], providers);
+  }
+  const seq = providers as YAMLSeq;
+  const changes: string[] = [];
+  for (const name of names) {
+    const i = seq.items.findIndex((it) => isMap(it) && it.get("name") === name);
+    const entry = doc.createNode({ name, path: written });
+    if (i >= 0) {
+      const before = (seq.items[i] as YAMLMap).get("path");
+      seq.items[i] = entry;
+      changes.push(`${name}: path ${JSON.stringify(before)} -> ${JSON.stringify(written)}`);
+    } else {
+      seq.items.push(entry);
+      changes.push(`${name}: path ${JSON.stringify(written)}`);
+    }
+  }
+  fs.writeFileSync(file, doc.toString());
+  return { file, changes };
+}
+
+/** Removes the entries of the named plugins that point at `dir`; entries pointing elsewhere are left and reported. */
+export function unregisterProjectPlugins(root: string, names: readonly string[], dir: string): ProjectEdit {
+  const file = requireProjectFile(root);
+  const doc = load(file);
+  const providers = doc.getIn(["plugins", "providers"]);
+  const changes: string[] = [];
+  if (isSeq(providers)) {
+    providers.items = providers.items.filter((it) => {
+      if (!isMap(it) || !names.includes(String(it.get("name")))) return true;
+      const p = String(it.get("path"));
+      if (path.resolve(root, p) !== path.resolve(dir)) {
+        changes.push(`${it.get("name")}: left alone, its path ${JSON.stringify(p)} is not this host's ${dir}`);
+        return true;
+      }
+      changes.push(`${it.get("name")}: removed (path ${JSON.stringify(p)})`);
+      return false;
+    });
+    if (providers.items.length === 0) {
+      doc.deleteIn(["plugins", "providers"]);
+      const plugins = doc.get("plugins");
+      if (isMap(plugins) && plugins.items.length === 0) doc.delete("plugins");
+    }
+  }
+  fs.writeFileSync(file, doc.toString());
+  return { file, changes };
+}
+
+function requireProjectFile(root: string): string {
+  const file = projectFile(root);
+  if (!file) throw new Error(`no Pulumi.yaml in ${root}: --project takes the directory of a Pulumi project`);
+  return file;
+}
+
+function writtenPath(root: string, dir: string): string {
+  const rel = path.relative(fs.realpathSync(root), fs.realpathSync(dir));
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : path.resolve(dir);
+}
