@@ -1,0 +1,175 @@
+// npm run dist: the release artifacts for the platform this runs on, in
+// dist/release/:
+//   pulumi-dynamic-host-<version>-<os>-<arch>.tar.gz  the single executable under
+//       all three names (hard links), for teams without Node;
+//   pulumi_dynamic_host-<version>-py3-none-<platform>.whl  the same executable as
+//       the wheel's scripts, so `pip install` puts the plugins on a virtualenv's PATH.
+//
+// The single executable is Node's own (single executable applications): this
+// node binary, its debug symbols stripped, with a preparation blob injected by
+// postject (the tool Node's documentation names for it) holding one CommonJS
+// bundle of the host, V8's code cache for it, and the host's files as assets
+// (package.json, proto/*.proto, python-stub/*.py, and assets.json listing them).
+// The wheel is built by hatchling (see packaging/python/hatch_build.py).
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const OUT = path.join(ROOT, "dist/sea");
+const RELEASE = path.join(ROOT, "dist/release");
+const NAMES = ["pulumi-dynamic-host", "pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"];
+const FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+const HATCHLING = "hatchling==1.33.0";
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+const say = (m) => process.stderr.write(`dist: ${m}\n`);
+const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { stdio: ["ignore", "pipe", "inherit"], encoding: "utf8", ...opts });
+
+function files(dir, keep) {
+  return fs
+    .readdirSync(path.join(ROOT, dir), { recursive: true })
+    .map((f) => path.posix.join(dir, f.split(path.sep).join("/")))
+    .filter((f) => fs.statSync(path.join(ROOT, f)).isFile() && keep(f))
+    .sort();
+}
+
+async function bundle() {
+  fs.rmSync(OUT, { recursive: true, force: true });
+  fs.mkdirSync(OUT, { recursive: true });
+  await build({
+    stdin: {
+      contents:
+        'require("./src/cli/main.ts").main(process.argv).catch((err) => {\n' +
+        '  console.error(`pulumi-dynamic-host: failed to start: ${err && err.stack ? err.stack : err}`);\n' +
+        "  process.exit(1);\n});\n",
+      resolveDir: ROOT,
+      loader: "js",
+    },
+    outfile: path.join(OUT, "host.cjs"),
+    bundle: true,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    define: { __PDH_SEA__: "true", "import.meta.url": "__pdhMetaUrl" },
+    banner: { js: 'var __pdhMetaUrl = require("node:url").pathToFileURL(process.execPath).href;' },
+    legalComments: "linked",
+    logLevel: "warning",
+  });
+}
+
+function seaConfig() {
+  const assets = ["package.json", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py"))];
+  fs.writeFileSync(path.join(OUT, "assets.json"), JSON.stringify(assets));
+  const map = Object.fromEntries(assets.map((a) => [a, path.join(ROOT, a)]));
+  map["assets.json"] = path.join(OUT, "assets.json");
+  const config = {
+    main: path.join(OUT, "host.cjs"),
+    output: path.join(OUT, "sea-prep.blob"),
+    disableExperimentalSEAWarning: true,
+    useCodeCache: true,
+    assets: map,
+  };
+  fs.writeFileSync(path.join(OUT, "sea-config.json"), JSON.stringify(config, null, 2));
+  return config;
+}
+
+function executable() {
+  const exe = path.join(OUT, "pulumi-dynamic-host");
+  fs.copyFileSync(process.execPath, exe);
+  fs.chmodSync(exe, 0o755);
+  if (process.platform === "linux") {
+    // Node's release binaries carry debug symbols the host never uses (≈ 12 MiB here).
+    try {
+      run("strip", [exe]);
+    } catch {
+      say("strip is not available: the executable keeps node's debug symbols");
+    }
+  }
+  if (process.platform === "darwin") run("codesign", ["--remove-signature", exe]);
+  run(process.execPath, ["--experimental-sea-config", path.join(OUT, "sea-config.json")], { cwd: OUT });
+  const postject = path.join(ROOT, "node_modules/postject/dist/cli.js");
+  const extra = process.platform === "darwin" ? ["--macho-segment-name", "NODE_SEA"] : [];
+  run(process.execPath, [postject, exe, "NODE_SEA_BLOB", path.join(OUT, "sea-prep.blob"), "--sentinel-fuse", FUSE, ...extra], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  if (process.platform === "darwin") run("codesign", ["--sign", "-", exe]);
+  const version = run(exe, ["version"]).trim();
+  if (version !== pkg.version) throw new Error(`the built executable says version ${JSON.stringify(version)}, expected ${pkg.version}`);
+  return exe;
+}
+
+const osName = { linux: "linux", darwin: "darwin", win32: "windows" }[process.platform] ?? process.platform;
+const archName = { x64: "x64", arm64: "arm64" }[process.arch] ?? process.arch;
+
+function archive(exe) {
+  const base = `pulumi-dynamic-host-${pkg.version}-${osName}-${archName}`;
+  const stage = path.join(OUT, base);
+  fs.mkdirSync(stage);
+  for (const name of NAMES) fs.linkSync(exe, path.join(stage, name));
+  fs.mkdirSync(RELEASE, { recursive: true });
+  const file = path.join(RELEASE, `${base}.tar.gz`);
+  fs.rmSync(file, { force: true });
+  // GNU and BSD tar both store the second and third names as hard links to the first.
+  run("tar", ["-czf", file, "-C", OUT, base]);
+  return file;
+}
+
+/** The wheel's platform tag: the newest glibc symbol version the executable needs decides its manylinux level. */
+function wheelPlatform(exe) {
+  const machine = { x64: "x86_64", arm64: "aarch64" }[process.arch] ?? process.arch;
+  if (process.platform === "linux") {
+    const text = fs.readFileSync(exe).toString("latin1");
+    let minor = 17;
+    for (const m of text.matchAll(/GLIBC_2\.(\d+)/g)) minor = Math.max(minor, Number(m[1]));
+    return `manylinux_2_${minor}_${machine}`;
+  }
+  if (process.platform === "darwin") return `macosx_11_0_${process.arch === "arm64" ? "arm64" : "x86_64"}`;
+  throw new Error(`no wheel platform tag for ${process.platform}`);
+}
+
+/** A virtualenv with the pinned build backend, cached under ~/.cache and rebuilt when missing. */
+function buildPython() {
+  const python = process.env.PULUMI_DYNAMIC_HOST_PYTHON || "python3";
+  const cache = path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "pulumi-dynamic-host");
+  const venv = path.join(cache, `wheel-build-${HATCHLING.replace(/[^a-z0-9.]/gi, "-")}`);
+  if (!fs.existsSync(path.join(venv, ".complete"))) {
+    say(`creating ${venv} (${HATCHLING})`);
+    fs.rmSync(venv, { recursive: true, force: true });
+    run(python, ["-m", "venv", venv]);
+    run(path.join(venv, "bin/python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", HATCHLING], { stdio: ["ignore", "inherit", "inherit"] });
+    fs.writeFileSync(path.join(venv, ".complete"), "");
+  }
+  return path.join(venv, "bin/python");
+}
+
+function wheel(exe) {
+  const stage = path.join(OUT, "wheel");
+  fs.cpSync(path.join(ROOT, "packaging/python"), stage, { recursive: true });
+  fs.mkdirSync(path.join(stage, "scripts"));
+  for (const name of NAMES) fs.linkSync(exe, path.join(stage, "scripts", name));
+  const before = new Set(fs.existsSync(RELEASE) ? fs.readdirSync(RELEASE) : []);
+  for (const f of before) if (f.endsWith(".whl")) fs.rmSync(path.join(RELEASE, f));
+  run(buildPython(), ["-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--disable-pip-version-check", "-w", RELEASE, stage], {
+    env: { ...process.env, PULUMI_DYNAMIC_HOST_VERSION: pkg.version, PULUMI_DYNAMIC_HOST_WHEEL_PLATFORM: wheelPlatform(exe) },
+    stdio: ["ignore", "inherit", "inherit"],
+  });
+  const built = fs.readdirSync(RELEASE).filter((f) => f.endsWith(".whl"));
+  if (built.length !== 1) throw new Error(`expected one wheel in ${RELEASE}, found ${built.join(", ") || "none"}`);
+  return path.join(RELEASE, built[0]);
+}
+
+const started = Date.now();
+await bundle();
+seaConfig();
+const exe = executable();
+const mib = (f) => `${(fs.statSync(f).size / 2 ** 20).toFixed(1)} MiB`;
+say(`single executable ${path.relative(ROOT, exe)} (${mib(exe)})`);
+const tgz = archive(exe);
+say(`archive ${path.relative(ROOT, tgz)} (${mib(tgz)})`);
+const whl = wheel(exe);
+say(`wheel ${path.relative(ROOT, whl)} (${mib(whl)})`);
+say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
