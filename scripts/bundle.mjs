@@ -9,7 +9,8 @@
 // python-stub/) stay the same.
 // The benchmark's calibration plugin is bundled the same way, so it stays the
 // ceiling for start-up too.
-import { rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
+import path from "node:path";
 import { build } from "esbuild";
 
 const common = {
@@ -25,9 +26,15 @@ const common = {
   logLevel: "warning",
 };
 
-// A clean output: the npm package ships every chunk in dist/bundle/cli.
-rmSync("dist/bundle", { recursive: true, force: true });
-await Promise.all([
-  build({ ...common, entryPoints: ["src/cli/main.ts"], outdir: "dist/bundle/cli" }),
-  build({ ...common, entryPoints: ["bench/ceiling-plugin.ts"], outdir: "dist/bundle/bench" }),
-]);
+/**
+ * Builds into `outdir`, then removes what an earlier build left there (the npm
+ * package ships every chunk in dist/bundle/cli). Files are replaced, never the
+ * folder, so a plugin starting meanwhile never finds it missing.
+ */
+async function bundle(entry, outdir) {
+  const { metafile } = await build({ ...common, entryPoints: [entry], outdir, metafile: true });
+  const made = new Set(Object.keys(metafile.outputs).map((f) => path.resolve(f)));
+  for (const f of readdirSync(outdir)) if (!made.has(path.resolve(outdir, f))) rmSync(path.join(outdir, f));
+}
+
+await Promise.all([bundle("src/cli/main.ts", "dist/bundle/cli"), bundle("bench/ceiling-plugin.ts", "dist/bundle/bench")]);

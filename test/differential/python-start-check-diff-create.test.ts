@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { EMPTY_DIFF_VIEW, ProviderClient, type Outcome, type Props } from "../helpers/client.js";
-import { FIXTURES, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { FIXTURES, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { pythonProvider, UNKNOWN } from "../helpers/payloads.js";
 import { ENGINE_ADDRESS, launchPair, Plugin, type LaunchOptions } from "../helpers/plugin.js";
 import { both, usePair, type Pair } from "../helpers/pair.js";
@@ -114,7 +114,8 @@ function parseTraceback(details: string): Traceback {
 }
 
 const REFERENCE_MAIN = /\/pulumi\/dynamic\/__main__\.py$/;
-const OUR_WORKER = `${REPO}python-stub/worker.py`;
+/** The worker script: in the checkout or npm package, or extracted from the single executable. */
+const OUR_WORKER = /\/python-stub\/worker\.py$/;
 
 /**
  * The traceback without the plugin's plumbing frames, after checking that the
@@ -124,7 +125,7 @@ const OUR_WORKER = `${REPO}python-stub/worker.py`;
  */
 function userTraceback(details: string, kind: "ours" | "reference", op: "check" | "diff" | "create"): Traceback {
   const tb = parseTraceback(details);
-  const plumbing = tb.frames.filter((f) => (kind === "ours" ? f.file === OUR_WORKER : REFERENCE_MAIN.test(f.file)));
+  const plumbing = tb.frames.filter((f) => (kind === "ours" ? OUR_WORKER.test(f.file) : REFERENCE_MAIN.test(f.file)));
   if (kind === "ours") {
     expect(plumbing.map((f) => f.name), "ours' plumbing frames").to.deep.equal([`op_${op}`]);
   } else {

@@ -8,19 +8,17 @@
 // dynamic resources of `stack export` after it. Every assertion reads those
 // records. The last test has one install serve a Node and a Python stack at once.
 import { expect } from "chai";
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { REPO, TEST_VENV } from "../helpers/paths.js";
 import { E2E_BIN, E2E_ROOT, OUR_ENTRY, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { drive, PYTHON_WORK_DIR as WORK_DIR, type Step } from "./python-driver.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
 const automation = require("@pulumi/pulumi/automation");
 const nodeProviders = require(`${REPO}test/e2e/node-program/providers.cjs`);
 
-const WORK_DIR = `${REPO}test/e2e/python-program`;
-const DRIVER = `${WORK_DIR}/program.py`;
 const OUR_PYTHON = `${E2E_BIN}/pulumi-resource-pulumi-python`;
 const OUR_NODE = `${E2E_BIN}/pulumi-resource-pulumi-nodejs`;
 const WORKER = `${REPO}python-stub/worker.py`;
@@ -28,38 +26,6 @@ const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 const SECRET_SIG = { key: "4dabf18193072939515e22adb298388d", value: "1b47061264138c4ac30d75fd1eb44270" };
 
 type Event = Record<string, any>;
-
-interface Step {
-  name: string;
-  events: Event[];
-  summary?: Record<string, any>;
-  error?: { type: string; message: string };
-  /** The dynamic resources of `stack export` after the operation, by name. */
-  resources: Record<string, any>;
-}
-
-/**
- * How the plugin is to find the test virtualenv (see cli_env in program.py):
- * the two variables the engine derives from Pulumi.yaml's runtime options, or
- * the driver's virtualenv activated. Under an inline program the engine drops
- * the runtime options themselves.
- */
-type PythonFrom = "runtime-options" | "activated-venv";
-
-/** Runs one scenario of the driver to its exit and returns its operations, by name. */
-function drive(sb: Sandbox, scenario: string, pythonFrom: PythonFrom): Promise<Record<string, Step>> {
-  const settings = { root: E2E_ROOT, backend: sb.backend, home: sb.home, venv: TEST_VENV, env: sb.env, python_from: pythonFrom };
-  // Nothing of the caller's Pulumi set-up leaks in: the sandbox's variables are all the driver passes on.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PULUMI_") && k !== "VIRTUAL_ENV"));
-  return new Promise((resolve, reject) => {
-    execFile(VENV_PYTHON, [DRIVER, scenario, JSON.stringify(settings)], { cwd: WORK_DIR, env, encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`driver ${scenario}: ${err.message}\n${stderr}`));
-      const doc = JSON.parse(stdout);
-      if (doc.driver_error) return reject(new Error(`driver ${scenario}: ${doc.driver_error}\n${stderr}`));
-      resolve(Object.fromEntries((doc.steps as Step[]).map((s) => [s.name, s])));
-    });
-  });
-}
 
 /** The operation's events, checked to be the whole stream: the engine's last event is its cancel event. */
 function recorded(step: Step): Event[] {

@@ -5,8 +5,15 @@ export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 export const FIXTURES = `${REPO}test/fixtures/`;
 /** The program directory Node plugins run in: @pulumi/pulumi resolves from the repo's node_modules above it. */
 export const NODE_PROGRAM = `${FIXTURES}node-program`;
-export const OUR_NODE_PLUGIN = `${REPO}bin/pulumi-resource-pulumi-nodejs`;
-export const OUR_PYTHON_PLUGIN = `${REPO}bin/pulumi-resource-pulumi-python`;
+/**
+ * The directory holding our two plugin names under test: the checkout's bin/,
+ * or an installed copy named by PULUMI_DYNAMIC_HOST_UNDER_TEST (npm's bin, an
+ * unpacked release archive, a virtualenv's bin), so every suite that launches
+ * our plugins can run against what users install.
+ */
+export const OUR_PLUGIN_DIR = process.env.PULUMI_DYNAMIC_HOST_UNDER_TEST || `${REPO}bin`;
+export const OUR_NODE_PLUGIN = `${OUR_PLUGIN_DIR}/pulumi-resource-pulumi-nodejs`;
+export const OUR_PYTHON_PLUGIN = `${OUR_PLUGIN_DIR}/pulumi-resource-pulumi-python`;
 /** The benchmark's calibration plugin, as compiled by `npm run build`. */
 export const CEILING_PLUGIN = `${REPO}dist/bundle/bench/ceiling-plugin.js`;
 export const REFERENCE_NODE_PLUGIN = `${REPO}node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js`;

@@ -23,6 +23,8 @@ export interface LaunchOptions {
    * Otherwise stdin is Node's default (a socket), which the host ignores.
    */
   pipeStdin?: boolean;
+  /** Our plugin as installed somewhere else (the file the engine would run), instead of the checkout's. */
+  executable?: string;
 }
 
 export interface Exit {
@@ -73,7 +75,7 @@ export class Plugin {
         ? language === "nodejs"
           ? [process.execPath, [REFERENCE_NODE_PLUGIN, ...args]]
           : [VENV_PYTHON, ["-u", "-m", "pulumi.dynamic", ...args]]
-        : [language === "nodejs" ? OUR_NODE_PLUGIN : OUR_PYTHON_PLUGIN, args];
+        : [opts.executable ?? (language === "nodejs" ? OUR_NODE_PLUGIN : OUR_PYTHON_PLUGIN), args];
     const defaults: NodeJS.ProcessEnv = language === "python" ? { PULUMI_RUNTIME_VIRTUALENV: TEST_VENV } : {};
     let stdin: "pipe" | number = "pipe";
     let writeEnd: number | undefined;

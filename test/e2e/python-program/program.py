@@ -11,7 +11,8 @@ to Pulumi.yaml, but under an inline program the engine does not pass them on
 usage: python program.py <scenario> <settings JSON>
 settings: {"root": <dir holding bin/pulumi>, "backend": <state dir>, "home": <PULUMI_HOME>,
            "venv": <virtualenv>, "env": {<environment of every CLI run>},
-           "python_from": "runtime-options" | "activated-venv"}
+           "python_from": "runtime-options" | "activated-venv",
+           "after_create": [argv of a command run once the stack exists] (optional)}
 
 Prints ONE JSON document on stdout: {"scenario", "steps": [{"name", "events",
 "summary", "error", "resources"}...]}, events and summaries turned into plain
@@ -27,6 +28,7 @@ import datetime  # noqa: E402
 import enum  # noqa: E402
 import json  # noqa: E402
 import os  # noqa: E402
+import subprocess  # noqa: E402
 import traceback  # noqa: E402
 import uuid  # noqa: E402
 
@@ -260,7 +262,7 @@ def cli_env(settings):
 
 
 def make_stack(settings, stack_name, program):
-    return auto.create_or_select_stack(
+    stack = auto.create_or_select_stack(
         stack_name=stack_name,
         project_name=PROJECT,
         program=program,
@@ -281,6 +283,11 @@ def make_stack(settings, stack_name, program):
             ),
         ),
     )
+    # The Automation API has just written Pulumi.yaml: a command that edits it
+    # (pulumi-dynamic-host install --project) runs now, before any operation.
+    if settings.get("after_create"):
+        subprocess.run(settings["after_create"], check=True, cwd=HERE, env={**os.environ, **cli_env(settings)}, stdout=sys.stderr)
+    return stack
 
 
 def dynamic_resources(stack):

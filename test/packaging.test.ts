@@ -1,0 +1,122 @@
+// What users install, checked before the engine sees it: the npm tarball holds
+// what runs and nothing else, and each installed copy (npm i -g of the tarball,
+// the release archive's single executable, the wheel's scripts) answers the
+// engine's requests under both plugin names exactly as the checkout does.
+// The single executable and the wheel run with no node on PATH.
+import { expect } from "chai";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { nodeUrn, type Outcome } from "./helpers/client.js";
+import { archiveInstall, installsRoot, npmInstall, pathWithoutNode, PLUGIN_NAMES, release, wheelInstall } from "./helpers/installs.js";
+import { REPO } from "./helpers/paths.js";
+import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
+import { Plugin } from "./helpers/plugin.js";
+
+const VERSION = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")).version as string;
+const pythonUrn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
+
+/** The answers a plugin gives to GetPluginInfo and a Create with a real payload of its language. */
+async function answers(language: "nodejs" | "python", executable?: string, env?: NodeJS.ProcessEnv): Promise<Outcome[]> {
+  const plugin = await Plugin.launch("ours", { language, executable, env });
+  try {
+    const create =
+      language === "nodejs"
+        ? { urn: nodeUrn("pkg"), properties: { __provider: await nodeProvider("createOnly"), a: 1 } }
+        : { urn: pythonUrn("pkg"), properties: { __provider: pythonProvider("minimal"), a: 1 } };
+    return [await plugin.client.getPluginInfo(), await plugin.client.create(create)];
+  } finally {
+    await plugin.stop();
+  }
+}
+
+describe("what users install: the npm package, the single executable and the wheel", function () {
+  this.timeout(10 * 60 * 1000);
+  const expected: Record<string, Outcome[]> = {};
+
+  before(async function () {
+    for (const language of ["nodejs", "python"] as const) expected[language] = await answers(language);
+    expect(expected.nodejs[1].code, "the checkout's Node create").to.equal(0);
+    expect(expected.python[1].code, "the checkout's Python create").to.equal(0);
+  });
+
+  describe("npm pack, then npm i -g of the tarball", function () {
+    it("the tarball holds the bundle, bin/, proto/ and python-stub/, and no tests, bench, docs, sources or maps", function () {
+      const { files } = npmInstall();
+      expect(files).to.include.members([
+        "package.json",
+        "bin/launch.mjs",
+        ...PLUGIN_NAMES.map((n) => `bin/${n}`),
+        "dist/bundle/cli/main.js",
+        "proto/pulumirpc/provider.proto",
+        "proto/google/rpc/status.proto",
+        "python-stub/worker.py",
+        "python-stub/protocol.py",
+        "python-stub/threads.py",
+      ]);
+      const unexpected = files.filter((f) => !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/[^/]+\.py)$/.test(f));
+      expect(unexpected).to.deep.equal([]);
+      const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));
+      expect(pkg.private, "package.json is not private").to.equal(undefined);
+      expect(pkg.dependencies ?? {}, "everything the host runs with is bundled").to.deep.equal({});
+    });
+
+    it("installs the three commands, and both plugin names answer as the checkout does", async function () {
+      const npm = npmInstall();
+      for (const name of PLUGIN_NAMES) expect(fs.realpathSync(path.join(npm.bin, name))).to.equal(path.join(npm.packageDir, "bin", name));
+      expect(execFileSync(path.join(npm.bin, "pulumi-dynamic-host"), ["version"], { encoding: "utf8" }).trim()).to.equal(VERSION);
+      for (const language of ["nodejs", "python"] as const) {
+        const got = await answers(language, path.join(npm.bin, `pulumi-resource-pulumi-${language}`));
+        expect(got, language).to.deep.equal(expected[language]);
+      }
+    });
+  });
+
+  describe("npm run dist", function () {
+    it("makes the release archive (the executable under three names, hard links) and a platform wheel", function () {
+      const { archive, wheel } = release();
+      const listing = execFileSync("tar", ["-tvzf", archive], { encoding: "utf8" });
+      const top = `pulumi-dynamic-host-${VERSION}-${process.platform}-${process.arch}`;
+      for (const name of PLUGIN_NAMES) expect(listing).to.contain(`${top}/${name}`);
+      expect(listing.match(/ link to /g) ?? [], "two names stored as hard links to the first").to.have.length(2);
+      expect(path.basename(wheel)).to.match(new RegExp(`^pulumi_dynamic_host-${VERSION.replace(/\./g, "\\.")}-py3-none-(manylinux_2_\\d+_x86_64|manylinux_2_\\d+_aarch64|macosx_\\d+_\\d+_(arm64|x86_64))\\.whl$`));
+    });
+
+    for (const [label, dir] of [
+      ["the release archive's single executable", () => archiveInstall()],
+      ["the wheel's scripts in a virtualenv", () => wheelInstall().bin],
+    ] as const) {
+      it(`${label}: both plugin names answer as the checkout does, with no node on PATH`, async function () {
+        const bin = dir();
+        const PATH = pathWithoutNode([bin]);
+        expect(execFileSync(path.join(bin, "pulumi-dynamic-host"), ["version"], { encoding: "utf8", env: { PATH } }).trim()).to.equal(VERSION);
+        for (const language of ["nodejs", "python"] as const) {
+          const got = await answers(language, path.join(bin, `pulumi-resource-pulumi-${language}`), { PATH });
+          expect(got, language).to.deep.equal(expected[language]);
+        }
+      });
+    }
+
+    it("the single executable writes python-stub/ once to a per-version cache directory, whole, under concurrent first starts", async function () {
+      const bin = archiveInstall();
+      const cache = path.join(installsRoot(), "stub-cache");
+      const env = { PATH: pathWithoutNode([bin]), PULUMI_DYNAMIC_HOST_CACHE_DIR: cache };
+      const plugins = await Promise.all(
+        Array.from({ length: 6 }, () => Plugin.launch("ours", { language: "python", executable: path.join(bin, "pulumi-resource-pulumi-python"), env })),
+      );
+      try {
+        const results = await Promise.all(plugins.map((p) => p.client.create({ urn: pythonUrn("race"), properties: { __provider: pythonProvider("minimal") } })));
+        expect(results.map((r) => r.code)).to.deep.equal(results.map(() => 0));
+      } finally {
+        await Promise.all(plugins.map((p) => p.stop()));
+      }
+      const entries = fs.readdirSync(cache);
+      expect(entries, "one directory, no temporary leftovers").to.have.length(1);
+      expect(entries[0]).to.match(new RegExp(`^${VERSION.replace(/\./g, "\\.")}-[0-9a-f]{12}$`));
+      const stub = path.join(cache, entries[0], "python-stub");
+      for (const f of ["worker.py", "protocol.py", "threads.py"]) {
+        expect(fs.readFileSync(path.join(stub, f), "utf8")).to.equal(fs.readFileSync(`${REPO}python-stub/${f}`, "utf8"));
+      }
+    });
+  });
+});
