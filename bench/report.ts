@@ -8,6 +8,8 @@ export interface PluginSpec {
   label: string;
   kind: "ours" | "reference" | "ceiling";
   language: "nodejs" | "python";
+  /** Ours as installed (installed-hosts.ts): run only when named in --plugins. */
+  installed?: "npm" | "executable";
 }
 
 /** Every plugin the bench runs, in the order of its tables. */
@@ -17,6 +19,10 @@ export const PLUGINS: PluginSpec[] = [
   { id: "ours-node", label: "ours, Node mode", kind: "ours", language: "nodejs" },
   { id: "ours-python", label: "ours, Python mode", kind: "ours", language: "python" },
   { id: "ceiling", label: "ceiling (calibration)", kind: "ceiling", language: "nodejs" },
+  { id: "npm-node", label: "ours npm-installed, Node mode", kind: "ours", language: "nodejs", installed: "npm" },
+  { id: "npm-python", label: "ours npm-installed, Python mode", kind: "ours", language: "python", installed: "npm" },
+  { id: "exe-node", label: "ours single executable, Node mode", kind: "ours", language: "nodejs", installed: "executable" },
+  { id: "exe-python", label: "ours single executable, Python mode", kind: "ours", language: "python", installed: "executable" },
 ];
 
 /** The plugins every ratio is taken against. */

@@ -21,6 +21,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { pb } from "../test/helpers/client.js";
 import { VENV_PYTHON } from "../test/helpers/paths.js";
+import { archiveInstall, npmInstall } from "../test/helpers/installs.js";
 import { Plugin } from "../test/helpers/plugin.js";
 import { makeDriver, type ClientKind, type Driver, type DriverSession } from "./drivers.js";
 import { groupCpuMs, median, percentile, Recorder, RssSampler } from "./measure.js";
@@ -78,10 +79,21 @@ let driver: Driver | undefined;
 /** Set by the start-up workload. */
 let boots: BootTimes | undefined;
 
+/**
+ * Ours as users install it (named in --plugins: npm-node, exe-python, …): the
+ * npm package packed and installed into a temporary prefix, or the release
+ * archive of `npm run dist` built and unpacked, once per run.
+ */
+function installedPlugin(how: "npm" | "executable", language: Language): string {
+  const dir = how === "npm" ? npmInstall().bin : archiveInstall();
+  return path.join(dir, `pulumi-resource-pulumi-${language}`);
+}
+
 /** BENCH_HOST_NODE_OPTIONS: NODE_OPTIONS for our host only (e.g. V8 heap flags), to measure what they change. */
 async function launch(spec: PluginSpec): Promise<Plugin> {
   const hostNodeOptions = spec.kind === "ours" ? process.env.BENCH_HOST_NODE_OPTIONS : undefined;
-  const plugin = await Plugin.launch(spec.kind, { language: spec.language, ...(hostNodeOptions ? { env: { NODE_OPTIONS: hostNodeOptions } } : {}) });
+  const executable = spec.installed ? installedPlugin(spec.installed, spec.language) : undefined;
+  const plugin = await Plugin.launch(spec.kind, { language: spec.language, executable, ...(hostNodeOptions ? { env: { NODE_OPTIONS: hostNodeOptions } } : {}) });
   live.add(plugin);
   return plugin;
 }
@@ -444,8 +456,10 @@ export async function main(argv: string[]): Promise<void> {
     ...(opts.warmup !== undefined ? { warmup: { fast: opts.warmup, slow: opts.warmup } } : {}),
     ...(opts.rounds !== undefined ? { rounds: { fast: opts.rounds, slow: opts.rounds } } : {}),
   };
-  const specs = opts.plugins ? PLUGINS.filter((p) => opts.plugins!.includes(p.id)) : PLUGINS;
+  const specs = opts.plugins ? PLUGINS.filter((p) => opts.plugins!.includes(p.id)) : PLUGINS.filter((p) => !p.installed);
   if (specs.length === 0) throw new Error(`--plugins: none of ${opts.plugins}; plugins: ${PLUGINS.map((p) => p.id).join(", ")}`);
+  // Installed copies are made before anything is timed.
+  for (const s of specs) if (s.installed) progress(`${s.id}: ${installedPlugin(s.installed, s.language)}`);
   const selected = selectWorkloads(sizes, opts.only);
   const workloads: WorkloadInfo[] = [...(selected.startup ? [STARTUP] : []), ...selected.load.map((w) => ({ id: w.id, title: w.title }))];
 
