@@ -12,6 +12,11 @@ const USAGE = `usage:
       put the plugin names into DIR, to put first on PATH (the engine then warns on every run)
   pulumi-dynamic-host uninstall [--project [DIR] | --dir DIR]
       undo the matching install (next to pulumi: the kept plugins are put back)
+  pulumi-dynamic-host doctor [--stack-export FILE] [DIR]
+      which plugins the engine will launch for the project in DIR, the Node and Python they use,
+      and whether every dynamic resource of a stack export can be loaded here (runs no provider code)
+  pulumi-dynamic-host inspect <stack-export.json | -> [--json]
+      list the dynamic resources of a stack export and what their code references (runs nothing)
   pulumi-dynamic-host serve <nodejs|python> [--logtostderr] [-v=N] <engine-address>
       serve as pulumi-resource-pulumi-<language> (what the engine runs)
   pulumi-dynamic-host version
@@ -38,6 +43,14 @@ export async function runCli(args: readonly string[]): Promise<number> {
     case "install":
     case "uninstall":
       return registration(cmd, rest);
+    case "doctor": {
+      const { runDoctor } = await import("./doctor.js");
+      return runDoctor(rest, out);
+    }
+    case "inspect": {
+      const { runInspect } = await import("./inspect.js");
+      return runInspect(rest, out);
+    }
     case "version":
     case "--version":
       out(hostVersion());

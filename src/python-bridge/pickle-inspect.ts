@@ -24,6 +24,17 @@ export interface PickleFacts {
   code?: CodeOrigin;
   /** dill.dill is dill 0.2.x; dill._dill is 0.3 and later. */
   dillModule?: string;
+  /** Every global the pickle names (dill's own machinery included), each once, in the order first met. */
+  globals?: GlobalRef[];
+  /** Modules dill's `_import_module` imports by name when unpickling: the modules by-value code keeps in its globals. */
+  importedModules?: string[];
+  /** Why pickleparser stopped walking the opcodes; the facts above are then partial. */
+  parseError?: string;
+}
+
+export interface GlobalRef {
+  module: string;
+  name: string;
 }
 
 export type Inspection = { ok: true; facts: PickleFacts } | { ok: false; problem: string };
@@ -67,10 +78,13 @@ export function inspectPayload(text: string): Inspection {
   let codeArity: number | undefined;
   let lnotabFirst = false;
   let root: unknown;
+  const globals = new Map<string, GlobalRef>();
+  const importedModules = new Set<string>();
   const parser = new Parser({
     nameResolver: {
       resolve(module: string, name: string) {
         if (module === "dill._dill" || module === "dill.dill") facts.dillModule ??= module;
+        if (!globals.has(`${module}\0${name}`)) globals.set(`${module}\0${name}`, { module, name });
         // An inert stand-in: called (REDUCE) it records its arguments and yields a constructible placeholder.
         const placeholder = function (this: Record<string, unknown>, ...args: unknown[]): unknown {
           if (new.target) {
@@ -82,6 +96,7 @@ export function inspectPayload(text: string): Inspection {
             codeArity = args.length;
             lnotabFirst = typeof args[0] !== "number";
           }
+          if (name === "_import_module" && typeof args[0] === "string") importedModules.add(args[0]);
           const made = function (this: Record<string, unknown>) {
             if (new.target) this.__class = made;
             return this;
@@ -96,10 +111,13 @@ export function inspectPayload(text: string): Inspection {
   });
   try {
     root = parser.parse(bytes);
-  } catch {
-    // Not a pickle pickleparser can walk: the worker's own unpickling will say what is wrong.
-    return { ok: true, facts };
+  } catch (e) {
+    facts.parseError = e instanceof Error ? e.message : String(e);
   }
+  facts.globals = [...globals.values()];
+  facts.importedModules = [...importedModules];
+  // Not a pickle pickleparser can walk: the worker's own unpickling will say what is wrong.
+  if (facts.parseError !== undefined) return { ok: true, facts };
   facts.providerClass = providerClassOf(root);
   if (codeArity !== undefined) facts.code = codeOrigin(codeArity, lnotabFirst, facts.protocol);
   return { ok: true, facts };

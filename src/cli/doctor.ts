@@ -1,0 +1,187 @@
+// `pulumi-dynamic-host doctor [--stack-export FILE] [DIR]`: what the engine
+// will launch for the program in DIR and with which Node and Python, and,
+// given a stack export, whether each dynamic resource's provider can be loaded
+// there. Runs no provider code (see python-probe.ts for what the Python check
+// imports). One line per finding, `ok:`, `note:` or `problem:`, then a summary.
+import fs from "node:fs";
+import { hostVersion } from "../host/plugin-info.js";
+import { resolveInterpreter } from "../python-bridge/interpreter.js";
+import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
+import { ourPlugins } from "./install.js";
+import { nodeRuntime, pulumiSdk } from "./node-environment.js";
+import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
+import { probePython, versionText, type ProbeResult } from "./python-probe.js";
+import { analyzeResources, checkResource, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
+import { readStackExport, type DynamicResource, type Language } from "./stack-export.js";
+
+const USAGE = `usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [DIR]
+  Which plugins the engine launches for the program in DIR (default: the current directory), the
+  Node and Python they run with, and, given a stack export (\`pulumi stack export --show-secrets >FILE\`;
+  - reads stdin), whether each dynamic resource's provider can be loaded there. Runs no provider code.
+  One line per finding (ok:, note:, problem:), then a summary line.
+  Exit status: 0 no problem found, 1 problems found, 2 usage error or unreadable stack export.`;
+
+export interface DoctorOptions {
+  dir: string;
+  stackExport?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+const stderrLine = (line: string) => void process.stderr.write(`${line}\n`);
+
+export async function runDoctor(args: readonly string[], out: (line: string) => void, err: (line: string) => void = stderrLine): Promise<number> {
+  const opts = parseArgs(args);
+  if (typeof opts === "string") {
+    if (opts === "help") {
+      out(USAGE);
+      return 0;
+    }
+    err(`pulumi-dynamic-host doctor: ${opts}\n${USAGE}`);
+    return 2;
+  }
+  return doctor({ ...opts, env: process.env }, out, err);
+}
+
+/** The options, or "help", or what is wrong with the arguments. */
+function parseArgs(args: readonly string[]): Omit<DoctorOptions, "env"> | string {
+  let stackExport: string | undefined;
+  const positional: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--help" || a === "-h") return "help";
+    if (a === "--stack-export") {
+      if (args[i + 1] === undefined) return "--stack-export needs a FILE";
+      stackExport = args[++i];
+    } else if (a.startsWith("--stack-export=")) stackExport = a.slice("--stack-export=".length);
+    else if (a.startsWith("-") && a !== "-") return `unknown option ${JSON.stringify(a)}`;
+    else positional.push(a);
+  }
+  if (positional.length > 1) return `expected at most one DIR, got ${positional.map((p) => JSON.stringify(p)).join(" ")}`;
+  return { dir: positional[0] ?? process.cwd(), stackExport };
+}
+
+export async function doctor(opts: DoctorOptions, out: (line: string) => void, err: (line: string) => void): Promise<number> {
+  let resources: DynamicResource[] | undefined;
+  let launch: PluginLaunch;
+  try {
+    if (!fs.statSync(opts.dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${opts.dir} is not a directory: DIR is the program's directory`);
+    if (opts.stackExport !== undefined) resources = readStackExport(opts.stackExport);
+    launch = pluginLaunch(opts.dir, opts.env);
+  } catch (e) {
+    err(`pulumi-dynamic-host doctor: ${(e as Error).message}`);
+    return 2;
+  }
+  const counts = { ok: 0, note: 0, problem: 0 };
+  const f: Findings = (kind, line) => {
+    counts[kind]++;
+    out(`${kind}: ${line}`);
+  };
+  f("ok", `program directory: ${launch.cwd}${launch.projectRoot ? ` (project ${launch.project ?? "without a name"} in ${launch.projectRoot})` : " (no Pulumi.yaml at or above it)"}`);
+  // Without an export, what the project's runtime needs is a problem; with one, a blocked resource is, named by its URN.
+  const needed = (l: Language) => !resources && (launch.runtime === undefined || launch.runtime === l);
+  const blockers: Blockers = {};
+  const block = (languages: readonly Language[], why: string) => {
+    for (const l of languages) blockers[l] ??= why;
+    f(languages.some(needed) ? "problem" : "note", why);
+  };
+
+  const pulumi = findPulumi(opts.env);
+  if (pulumi) f("ok", `pulumi: ${pulumi.invoked}${pulumi.real !== pulumi.invoked ? ` (${pulumi.real})` : ""}`);
+  else f("note", "pulumi: not on PATH, so the engine's lookup next to pulumi is skipped here");
+  for (const [language, pkg] of [["nodejs", "pulumi-nodejs"], ["python", "pulumi-python"]] as const) {
+    const why = checkPlugin(pkg, launch, opts.env, pulumi?.dir, f);
+    if (why) block([language], why);
+  }
+
+  const node = nodeRuntime(opts.env);
+  if (node.problem) block(["nodejs", "python"], `node: ${node.problem}`);
+  else f("ok", node.embedded ? `node: embedded in the single executable (${node.version})` : `node: ${node.path} ${node.version} (runs the host)`);
+  const sdk = pulumiSdk(launch.cwd);
+  if (sdk) f("ok", `@pulumi/pulumi: ${sdk.version} in ${sdk.dir} (what a provider's require("@pulumi/pulumi") loads)`);
+  else f("note", `@pulumi/pulumi: does not resolve from ${launch.cwd} (only providers that require it need it)`);
+
+  const analyses = analyzeResources(resources ?? []);
+  const python = await checkPython(launch, pythonQuestions(analyses.values()), (why) => block(["python"], why), f);
+  const verdicts = { loads: 0, cannot: 0, unchecked: 0 };
+  for (const r of resources ?? []) verdicts[checkResource(r, { cwd: launch.cwd, blockers, analyses, python }, f)]++;
+
+  const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+  const checked = resources
+    ? `${plural(resources.length, "dynamic resource")}: ${verdicts.loads} can be loaded here, ${verdicts.cannot} cannot, ${verdicts.unchecked} not checked`
+    : "no stack export given, so no resource was checked";
+  out(`summary: ${plural(counts.problem, "problem")}, ${plural(counts.note, "note")}; ${checked}`);
+  return counts.problem > 0 ? 1 : 0;
+}
+
+const SOURCES = { project: "Pulumi.yaml plugins.providers", path: "$PATH", bundled: "next to pulumi", cache: "the plugin cache" };
+
+/** Reports what the engine launches for `pkg`; returns why nothing can run, when so. */
+function checkPlugin(pkg: PluginPackage, launch: PluginLaunch, env: NodeJS.ProcessEnv, pulumiDir: string | undefined, f: Findings): string | undefined {
+  const r = resolvePlugin(pkg, { env, projectRoot: launch.projectRoot, pulumiDir });
+  if (!r.chosen) {
+    return `plugin ${r.binary}: the engine finds none (Pulumi.yaml plugins.providers, $PATH, next to pulumi, the plugin cache): run \`pulumi-dynamic-host install\``;
+  }
+  const chosen = r.chosen.path;
+  // The engine takes a project's plugin path as written, without looking: a wrong one fails every run.
+  if (!isExecutable(chosen)) return `plugin ${r.binary}: ${chosen} (${SOURCES[r.chosen.source]}) is not an executable file: fix the path, or run \`pulumi-dynamic-host install --project\``;
+  const where = `${chosen} (${r.candidates.filter((c) => c.path === chosen).map((c) => SOURCES[c.source]).join(", ")})`;
+  if (isThisHost(r.chosen.path, r.binary)) f("ok", `plugin ${r.binary}: ${where}, this host ${hostVersion()}`);
+  else f("note", `plugin ${r.binary}: ${where} is not this host, so the checks below may not match what it does; \`pulumi-dynamic-host install\` registers this host`);
+  if (r.warning) f("note", `plugin ${r.binary}: the engine warns on every run: "${r.warning}"; \`pulumi-dynamic-host install\` puts the plugins next to pulumi instead`);
+  return undefined;
+}
+
+function isExecutable(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The file is this host: the same file (hard links and copies of the single executable included) as one of its entries. */
+function isThisHost(file: string, binary: string): boolean {
+  const ours = ourPlugins();
+  const id = (p: string) => {
+    const st = fs.statSync(p, { throwIfNoEntry: false });
+    return st ? `${st.dev}:${st.ino}` : undefined;
+  };
+  const target = id(file);
+  return target !== undefined && [ours.fileFor(binary), ours.fileFor("pulumi-dynamic-host")].some((p) => id(p) === target);
+}
+
+/** The interpreter the Python plugin would use, asked about its packages and the stack's modules. */
+async function checkPython(launch: PluginLaunch, ask: ReturnType<typeof pythonQuestions>, block: (why: string) => void, f: Findings): Promise<ProbeResult | undefined> {
+  const resolution = resolveInterpreter(launch.cwd, launch.env);
+  if (!resolution.ok) {
+    // The launcher's own message, then its numbered commands to create the virtualenv.
+    const steps = resolution.stderr.slice(2, 5).map((l) => l.trim().replace(/^\d\. /, ""));
+    block(`python: ${resolution.stderr[0]} Create it: ${steps.join("; ")}`);
+    return undefined;
+  }
+  const interpreter = resolution.interpreter;
+  const fromProject = (v: string) => (launch.runtimeEnv[v] !== undefined ? ` (Pulumi.yaml runtime.options.${v.slice("PULUMI_RUNTIME_".length).toLowerCase()})` : "");
+  const chosenBy = interpreter.virtualenv
+    ? `the virtualenv ${interpreter.virtualenv}, from ${
+        launch.env.PULUMI_RUNTIME_VIRTUALENV
+          ? `PULUMI_RUNTIME_VIRTUALENV${fromProject("PULUMI_RUNTIME_VIRTUALENV")}`
+          : `the ${launch.env.PULUMI_RUNTIME_TOOLCHAIN} toolchain${fromProject("PULUMI_RUNTIME_TOOLCHAIN")}`
+      }`
+    : launch.env.PULUMI_PYTHON_CMD
+      ? "PULUMI_PYTHON_CMD"
+      : "no virtualenv set: python3 on PATH";
+  const result = await probePython(interpreter, launch.cwd, ask);
+  if (!result.ok) {
+    block(`python: ${result.problem} (chosen by ${chosenBy})`);
+    return result;
+  }
+  const probe = result.probe;
+  f("ok", `python: ${probe.executable} ${versionText(probe)} (${chosenBy})`);
+  for (const name of ["pulumi", "dill"] as const) {
+    const p = probe[name];
+    if ("version" in p) f("ok", `python: ${name} ${p.version}`);
+    else block(`python: ${name} does not import in ${probe.executable} (${p.error}): install it there: ${probe.executable} -m pip install ${name}`);
+  }
+  return result;
+}

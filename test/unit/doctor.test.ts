@@ -1,0 +1,358 @@
+// `doctor` against a laid-out machine (a fake `pulumi` with links to this host
+// beside it, first on PATH; the test virtualenv as the program's Python) and
+// stack exports built as the engine writes them, with payloads made by the
+// real serializers, good and broken: one line per finding, problems naming the
+// URN, exit 1 on any problem, 2 on bad input, no provider code run.
+import { expect } from "chai";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
+import { doctor, runDoctor } from "../../src/cli/doctor.js";
+import { FIXTURES, PYTHON_PROGRAM, NODE_PROGRAM, REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
+import { encryptedSecret, NODE_TYPE, pickleFromPython310, plaintextSecret, PYTHON_TYPE, removeTemps, runVenvPython, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";
+
+const require = createRequire(import.meta.url);
+const { serializeProvider } = require(`${FIXTURES}serialize.cjs`);
+const VERSION = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")).version;
+const SDK_VERSION = JSON.parse(fs.readFileSync(`${REPO}node_modules/@pulumi/pulumi/package.json`, "utf8")).version;
+const CIPHERTEXT = "v1:c2VjcmV0:CIPHERTEXT-MUST-NOT-BE-PRINTED";
+const n = (name: string) => urnOf(NODE_TYPE, name);
+const p = (name: string) => urnOf(PYTHON_TYPE, name);
+
+const tmpDirs: string[] = [];
+function tmpDir(prefix: string, files: Record<string, string> = {}): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `${prefix}-`)));
+  tmpDirs.push(dir);
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text, { mode: 0o755 });
+  }
+  return dir;
+}
+
+interface Run {
+  code: number;
+  out: string[];
+  err: string[];
+  problems: string[];
+}
+
+describe("doctor: can this machine load a stack's dynamic providers, without running them", function () {
+  this.timeout(120_000);
+  let bin: string;
+  let env: NodeJS.ProcessEnv;
+  let empty: string;
+
+  before(function () {
+    const machine = tmpDir("doctor-machine", { "bin/pulumi": "#!/bin/sh\necho 'not a real pulumi'\n" });
+    bin = path.join(machine, "bin");
+    for (const name of ["pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"]) fs.symlinkSync(`${REPO}bin/pulumi-dynamic-host`, path.join(bin, name));
+    env = { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: os.homedir(), PULUMI_HOME: path.join(machine, "home"), PULUMI_RUNTIME_VIRTUALENV: TEST_VENV };
+    empty = tmpDir("doctor-empty-program");
+  });
+  after(function () {
+    for (const d of tmpDirs) fs.rmSync(d, { recursive: true, force: true });
+    removeTemps();
+  });
+
+  async function check(dir: string, entries?: Entry[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Run> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const stackExportFile = entries && writeTemp(stackExport(entries));
+    const code = await doctor({ dir, stackExport: stackExportFile, env: { ...env, ...extraEnv } }, (l) => out.push(l), (l) => err.push(l));
+    expect(out.join("\n")).not.to.include("CIPHERTEXT-MUST-NOT-BE-PRINTED");
+    return { code, out, err, problems: out.filter((l) => l.startsWith("problem: ")) };
+  }
+
+  describe("a good export, from the program directory that has what it needs", function () {
+    let run: Run;
+    before(async function () {
+      run = await check(PYTHON_PROGRAM, [
+        { type: NODE_TYPE, name: "configured", provider: await nodeProvider("configured") },
+        { type: NODE_TYPE, name: "create-only", provider: await nodeProvider("createOnly") },
+        { type: NODE_TYPE, name: "encrypted", provider: encryptedSecret(CIPHERTEXT) },
+        { type: PYTHON_TYPE, name: "minimal", provider: pythonProvider("minimal") },
+        { type: PYTHON_TYPE, name: "local", provider: pythonProvider("local") },
+        { type: PYTHON_TYPE, name: "scripted", provider: plaintextSecret(pythonProvider("scripted")) },
+      ]);
+    });
+
+    it("exits 0 with the plugins the engine launches, the Node and the Python, and the summary", function () {
+      expect(run.err).to.deep.equal([]);
+      expect(run.code, run.out.join("\n")).to.equal(0);
+      expect(run.out.slice(0, 6)).to.deep.equal([
+        `ok: program directory: ${PYTHON_PROGRAM} (no Pulumi.yaml at or above it)`,
+        `ok: pulumi: ${bin}/pulumi`,
+        `ok: plugin pulumi-resource-pulumi-nodejs: ${bin}/pulumi-resource-pulumi-nodejs ($PATH, next to pulumi), this host ${VERSION}`,
+        `ok: plugin pulumi-resource-pulumi-python: ${bin}/pulumi-resource-pulumi-python ($PATH, next to pulumi), this host ${VERSION}`,
+        `ok: node: ${process.execPath} ${process.version} (runs the host)`,
+        `ok: @pulumi/pulumi: ${SDK_VERSION} in ${REPO}node_modules/@pulumi/pulumi (what a provider's require("@pulumi/pulumi") loads)`,
+      ]);
+      expect(run.out[6]).to.match(new RegExp(`^ok: python: ${TEST_VENV}/bin/python 3\\.\\d+\\.\\d+ \\(the virtualenv ${TEST_VENV}, from PULUMI_RUNTIME_VIRTUALENV\\)$`));
+      expect(run.out[7]).to.match(/^ok: python: pulumi \d+\.\d+\.\d+$/);
+      expect(run.out[8]).to.match(/^ok: python: dill \d+\.\d+\.\d+$/);
+      expect(run.out[run.out.length - 1]).to.equal("summary: 0 problems, 1 note; 6 dynamic resources: 5 can be loaded here, 0 cannot, 1 not checked");
+    });
+
+    it("one line per resource: what it loads, and the encrypted one not checked", function () {
+      expect(run.out.slice(9, -1)).to.deep.equal([
+        `ok: ${n("configured")}: loads here (nodejs; requires sleep-promise/build/cjs.js)`,
+        `ok: ${n("create-only")}: loads here (nodejs; requires nothing)`,
+        `note: ${n("encrypted")}: not checked: its __provider is secret (encrypted in the export; run \`pulumi stack export --show-secrets\` to inspect it)`,
+        `ok: ${p("minimal")}: loads here (python; __main__.Minimal by value, code of Python 3.11 to 3.13; modules pulumi.dynamic.dynamic)`,
+        `ok: ${p("local")}: loads here (python; provider.SimpleProvider by reference; modules provider)`,
+        `ok: ${p("scripted")}: loads here (python; __main__.Scripted by value, code of Python 3.11 to 3.13; modules pulumi.dynamic.dynamic, os, sys, time, contextvars)`,
+      ]);
+      expect(run.out.join("\n")).not.to.include(pythonProvider("scripted").slice(0, 60));
+    });
+  });
+
+  describe("Node: every module a closure requires must resolve from the program directory", function () {
+    it("a module that does not resolve from DIR is a problem naming the URN and what to install; paths resolve against DIR", async function () {
+      const entries = [
+        { type: NODE_TYPE, name: "configured", provider: await nodeProvider("configured") },
+        { type: NODE_TYPE, name: "scripted", provider: await nodeProvider("scripted") },
+      ];
+      const there = await check(NODE_PROGRAM, entries);
+      expect(there.code).to.equal(1);
+      expect(there.problems).to.deep.equal([
+        `problem: ${n("scripted")}: its provider requires "definitely-not-installed-module-xyz", which does not resolve from ${NODE_PROGRAM} (not found): ` +
+          `install definitely-not-installed-module-xyz in the program (\`npm install definitely-not-installed-module-xyz\` in ${NODE_PROGRAM} or a directory above it)`,
+      ]);
+      expect(there.out).to.include(`ok: ${n("configured")}: loads here (nodejs; requires sleep-promise/build/cjs.js)`);
+
+      const elsewhere = await check(empty, entries);
+      expect(elsewhere.code).to.equal(1);
+      expect(elsewhere.problems).to.include(
+        `problem: ${n("configured")}: its provider requires "sleep-promise/build/cjs.js", which does not resolve from ${empty} (not found): ` +
+          `install sleep-promise in the program (\`npm install sleep-promise\` in ${empty} or a directory above it)`,
+      );
+      expect(elsewhere.problems).to.include(
+        `problem: ${n("scripted")}: its provider requires "./local-helper.js", which does not resolve from ${empty} (not found): the path is taken from ${empty}: put the file there`,
+      );
+      expect(elsewhere.problems.filter((l) => l.includes(n("scripted")))).to.have.length(4);
+      expect(elsewhere.out).to.include(`note: @pulumi/pulumi: does not resolve from ${empty} (only providers that require it need it)`);
+    });
+
+    it("built-in modules always resolve", async function () {
+      const dir = tmpDir("builtin-provider", {
+        "provider.cjs": 'module.exports = { async create() { const { createHash } = require("node:crypto"); return { id: createHash("sha1").update(require("util").format("x")).digest("hex"), outs: {} }; } };\n',
+      });
+      const text: string = await serializeProvider(require(`${dir}/provider.cjs`));
+      const run = await check(empty, [{ type: NODE_TYPE, name: "builtins", provider: text }]);
+      expect(run.code, run.out.join("\n")).to.equal(0);
+      expect(run.out).to.include(`ok: ${n("builtins")}: loads here (nodejs; requires node:crypto, util)`);
+    });
+  });
+
+  describe("Python: modules and by-reference classes are looked up with the program's interpreter", function () {
+    const local = () => [{ type: PYTHON_TYPE, name: "local", provider: pythonProvider("local") }];
+
+    it("a by-reference class whose module is missing from DIR", async function () {
+      const run = await check(empty, local());
+      expect(run.code).to.equal(1);
+      expect(run.problems).to.deep.equal([
+        `problem: ${p("local")}: its provider class provider.SimpleProvider is pickled by reference, and ${TEST_VENV}/bin/python cannot find module provider from ${empty} ` +
+          `(No module named 'provider'): put provider.py in ${empty} (the program directory, first on sys.path) or install the package that provides it into that Python`,
+      ]);
+    });
+
+    it("a by-reference class missing from its module, or a module that fails to import; what it prints does not disturb the check", async function () {
+      const renamed = await check(tmpDir("renamed", { "provider.py": "class Other:\n    pass\n" }), local());
+      expect(renamed.problems).to.have.length(1);
+      expect(renamed.problems[0]).to.match(
+        new RegExp(`^problem: ${p("local")}: its provider class provider\\.SimpleProvider is pickled by reference and cannot be loaded: module 'provider' \\(/.+/provider\\.py\\) has no attribute 'SimpleProvider': restore the class`),
+      );
+      const raising = await check(tmpDir("raising", { "provider.py": "raise RuntimeError('boom at import')\n" }), local());
+      expect(raising.problems).to.deep.equal([
+        `problem: ${p("local")}: its provider class provider.SimpleProvider is pickled by reference and cannot be loaded: importing 'provider' raised RuntimeError: boom at import: ` +
+          "restore the class under that name, or run `pulumi up` from the program after moving it",
+      ]);
+      const chatty = await check(tmpDir("chatty", { "provider.py": "print('hello from import')\nclass SimpleProvider:\n    pass\n" }), local());
+      expect(chatty.code, chatty.out.join("\n")).to.equal(0);
+    });
+
+    it("modules that by-value code imports: a dotted module is found without running its package's __init__", async function () {
+      const dir = tmpDir("modules-program", {
+        "helpermod.py": "VALUE = 1\n",
+        "pkg/__init__.py": "open('init-ran', 'w').write('yes')\n",
+        "pkg/sub.py": "VALUE = 2\n",
+      });
+      const payload = runVenvPython(
+        "import sys\nsys.path.insert(0, '.')\nimport helpermod\nfrom pkg import sub as pkgsub\n" +
+          "from pulumi.dynamic import CreateResult, ResourceProvider\nfrom pulumi.dynamic.dynamic import serialize_provider\n" +
+          "class UsesModules(ResourceProvider):\n    def create(self, props):\n        return CreateResult('m', {'a': helpermod.VALUE, 'b': pkgsub.VALUE})\n" +
+          "print(serialize_provider(UsesModules()))",
+        dir,
+      );
+      fs.rmSync(path.join(dir, "init-ran"));
+      const entries = [{ type: PYTHON_TYPE, name: "uses-modules", provider: payload }];
+      const here = await check(dir, entries);
+      expect(here.code, here.out.join("\n")).to.equal(0);
+      expect(here.out).to.include(`ok: ${p("uses-modules")}: loads here (python; __main__.UsesModules by value, code of Python 3.11 to 3.13; modules pulumi.dynamic.dynamic, helpermod, pkg.sub)`);
+      expect(fs.existsSync(path.join(dir, "init-ran")), "pkg/__init__.py ran").to.equal(false);
+
+      fs.rmSync(path.join(dir, "pkg/sub.py"));
+      const noSub = await check(dir, entries);
+      expect(noSub.problems).to.deep.equal([
+        `problem: ${p("uses-modules")}: its pickled provider uses module pkg.sub, which ${TEST_VENV}/bin/python ${noSub.out[6].split(" ")[3]} cannot find from ${dir} (No module named 'pkg.sub'): install the package that provides it into that Python`,
+      ]);
+      expect(fs.existsSync(path.join(dir, "init-ran")), "pkg/__init__.py ran").to.equal(false);
+
+      const elsewhere = await check(empty, entries);
+      expect(elsewhere.problems.map((l) => /uses module (\S+),/.exec(l)?.[1])).to.deep.equal(["helpermod", "pkg.sub"]);
+    });
+
+    it("code pickled by another Python", async function () {
+      const run = await check(PYTHON_PROGRAM, [{ type: PYTHON_TYPE, name: "py310", provider: pickleFromPython310() }]);
+      expect(run.code).to.equal(1);
+      expect(run.problems).to.have.length(1);
+      expect(run.problems[0]).to.match(
+        new RegExp(
+          `^problem: ${p("py310")}: its provider was pickled by Python 3\\.10 \\(dill ≥ 0\\.3\\), but the Python here is ${TEST_VENV}/bin/python 3\\.11\\.\\d+; ` +
+            "dill cannot run code objects from another Python version: run `pulumi up` with the same Python the program was last deployed with, or recreate the resource$",
+        ),
+      );
+    });
+  });
+
+  it("corrupt payloads and missing ones: a problem naming the URN, with what to do", async function () {
+    const scripted = pythonProvider("scripted");
+    const run = await check(PYTHON_PROGRAM, [
+      { type: NODE_TYPE, name: "not-js", provider: "exports.handler = __f0;\nfunction __f0() { return (" },
+      { type: PYTHON_TYPE, name: "truncated-base64", provider: scripted.slice(0, scripted.length - 5) },
+      { type: PYTHON_TYPE, name: "truncated-pickle", provider: scripted.slice(0, 400) },
+      { type: PYTHON_TYPE, name: "not-text", provider: ["x"] },
+      { type: PYTHON_TYPE, name: "missing", provider: null },
+    ]);
+    expect(run.code).to.equal(1);
+    const restore = "run `pulumi up` from the program so the engine stores its provider anew (a refresh or destroy before that fails on it)";
+    expect(run.problems).to.have.length(5);
+    expect(run.problems[0]).to.equal(`problem: ${n("not-js")}: its __provider is not valid JavaScript: Unexpected token (2:26): ${restore}`);
+    expect(run.problems[1]).to.match(new RegExp(`^problem: ${p("truncated-base64")}: its __provider is not the base64 text the pulumi Python SDK writes: its length \\d+ is not a multiple of 4, so it looks truncated: `));
+    expect(run.problems[2]).to.match(new RegExp(`^problem: ${p("truncated-pickle")}: its __provider is base64 but not a pickle that can be read \\(.+\\): it looks truncated or corrupt: `));
+    expect(run.problems[3]).to.equal(`problem: ${p("not-text")}: its __provider is an array, not text: ${restore}`);
+    expect(run.problems[4]).to.equal(`problem: ${p("missing")}: it has no __provider in its outputs or inputs, so no plugin can run it: ${restore}`);
+    expect(run.out[run.out.length - 1]).to.equal("summary: 5 problems, 0 notes; 5 dynamic resources: 0 can be loaded here, 5 cannot, 0 not checked");
+  });
+
+  it("an encrypted secret is a note, not a problem; a shown one is checked like any other", async function () {
+    const run = await check(empty, [
+      { type: PYTHON_TYPE, name: "encrypted", provider: encryptedSecret(CIPHERTEXT) },
+      { type: PYTHON_TYPE, name: "shown", provider: plaintextSecret(pythonProvider("local")) },
+    ]);
+    expect(run.out).to.include(`note: ${p("encrypted")}: not checked: its __provider is secret (encrypted in the export; run \`pulumi stack export --show-secrets\` to inspect it)`);
+    expect(run.problems).to.have.length(1);
+    expect(run.problems[0]).to.include(`problem: ${p("shown")}: its provider class provider.SimpleProvider is pickled by reference`);
+    const alone = await check(empty, [{ type: NODE_TYPE, name: "encrypted", provider: encryptedSecret(CIPHERTEXT) }]);
+    expect(alone.code).to.equal(0);
+    expect(alone.out[alone.out.length - 1]).to.equal("summary: 0 problems, 2 notes; 1 dynamic resource: 0 can be loaded here, 0 cannot, 1 not checked");
+  });
+
+  describe("the environment", function () {
+    it("no plugin found, no node on PATH: every resource that needs them is a problem", async function () {
+      const entries = [
+        { type: NODE_TYPE, name: "create-only", provider: await nodeProvider("createOnly") },
+        { type: PYTHON_TYPE, name: "minimal", provider: pythonProvider("minimal") },
+      ];
+      const noPlugins = await check(PYTHON_PROGRAM, entries, { PATH: `${path.dirname(process.execPath)}:/usr/bin:/bin` });
+      const none = (binary: string) => `plugin ${binary}: the engine finds none (Pulumi.yaml plugins.providers, $PATH, next to pulumi, the plugin cache): run \`pulumi-dynamic-host install\``;
+      expect(noPlugins.out).to.include(`note: ${none("pulumi-resource-pulumi-nodejs")}`);
+      expect(noPlugins.problems).to.deep.equal([
+        `problem: ${n("create-only")}: cannot be loaded here: ${none("pulumi-resource-pulumi-nodejs")}`,
+        `problem: ${p("minimal")}: cannot be loaded here: ${none("pulumi-resource-pulumi-python")}`,
+      ]);
+      const noNode = await check(PYTHON_PROGRAM, entries, { PATH: bin });
+      const why = "node: there is no node on PATH, and the host's scripts run with `#!/usr/bin/env node`: install Node.js 20 or later";
+      expect(noNode.problems).to.deep.equal([`problem: ${n("create-only")}: cannot be loaded here: ${why}`, `problem: ${p("minimal")}: cannot be loaded here: ${why}`]);
+    });
+
+    it("a plugin on PATH that is not this host, and the engine's warning when PATH and pulumi disagree", async function () {
+      const other = tmpDir("other-plugins", { "pulumi-resource-pulumi-nodejs": "#!/bin/sh\nexit 1\n", "pulumi-resource-pulumi-python": "#!/bin/sh\nexit 1\n" });
+      const run = await check(empty, undefined, { PATH: `${other}:${env.PATH}` });
+      expect(run.out).to.include(
+        `note: plugin pulumi-resource-pulumi-nodejs: ${other}/pulumi-resource-pulumi-nodejs ($PATH) is not this host, so the checks below may not match what it does; \`pulumi-dynamic-host install\` registers this host`,
+      );
+      expect(run.out).to.include(
+        `note: plugin pulumi-resource-pulumi-nodejs: the engine warns on every run: "using pulumi-resource-pulumi-nodejs from $PATH at ${other}/pulumi-resource-pulumi-nodejs expected ${bin}/pulumi-resource-pulumi-nodejs"; ` +
+          "`pulumi-dynamic-host install` puts the plugins next to pulumi instead",
+      );
+    });
+
+    it("a virtualenv that does not exist: the launcher's message and how to create it", async function () {
+      const run = await check(PYTHON_PROGRAM, [{ type: PYTHON_TYPE, name: "minimal", provider: pythonProvider("minimal") }], { PULUMI_RUNTIME_VIRTUALENV: "/nonexistent/venv" });
+      const why =
+        `python: The 'virtualenv' option in Pulumi.yaml is set to "/nonexistent/venv", but "/nonexistent/venv" doesn't exist. Create it: python3 -m venv /nonexistent/venv; ` +
+        `/nonexistent/venv/bin/python -m pip install --upgrade pip setuptools wheel; /nonexistent/venv/bin/python -m pip install -r ${PYTHON_PROGRAM}/requirements.txt`;
+      expect(run.out).to.include(`note: ${why}`);
+      expect(run.problems).to.deep.equal([`problem: ${p("minimal")}: cannot be loaded here: ${why}`]);
+    });
+
+    it("a Python without pulumi and dill (site-packages off): problems when the project is a Python one", async function () {
+      const wrapper = tmpDir("bare-python", { "python": `#!/bin/sh\nexec ${VENV_PYTHON} -S "$@"\n` });
+      const project = tmpDir("python-project", { "Pulumi.yaml": "name: pyproj\nruntime: python\n" });
+      const run = await check(project, undefined, { PULUMI_RUNTIME_VIRTUALENV: undefined, PULUMI_PYTHON_CMD: `${wrapper}/python` });
+      expect(run.code).to.equal(1);
+      expect(run.out).to.include(`ok: program directory: ${project} (project pyproj in ${project})`);
+      expect(run.problems.map((l) => l.replace(/\(ModuleNotFoundError: [^)]*\)/, "(…)"))).to.deep.equal([
+        `problem: python: pulumi does not import in ${TEST_VENV}/bin/python (…): install it there: ${TEST_VENV}/bin/python -m pip install pulumi`,
+        `problem: python: dill does not import in ${TEST_VENV}/bin/python (…): install it there: ${TEST_VENV}/bin/python -m pip install dill`,
+      ]);
+      expect(run.out).to.include(`note: @pulumi/pulumi: does not resolve from ${project} (only providers that require it need it)`);
+      expect(run.out[run.out.length - 1]).to.equal("summary: 2 problems, 1 note; no stack export given, so no resource was checked");
+    });
+
+    it("Pulumi.yaml: runtime options reach the interpreter choice; main: sets the program directory; plugins.providers is honoured", async function () {
+      const project = tmpDir("yaml-project", {
+        "Pulumi.yaml": `name: yamlproj\nmain: src/\nruntime:\n  name: python\n  options:\n    virtualenv: ${TEST_VENV}\nplugins:\n  providers:\n    - name: pulumi-nodejs\n      path: ./nowhere\n`,
+        "src/provider.py": "class SimpleProvider:\n    pass\n",
+      });
+      const run = await check(project, [{ type: PYTHON_TYPE, name: "local", provider: pythonProvider("local") }], { PULUMI_RUNTIME_VIRTUALENV: undefined });
+      expect(run.out[0]).to.equal(`ok: program directory: ${project}/src (project yamlproj in ${project})`);
+      expect(run.out).to.include(
+        `note: plugin pulumi-resource-pulumi-nodejs: ${project}/nowhere/pulumi-resource-pulumi-nodejs (Pulumi.yaml plugins.providers) is not an executable file: fix the path, or run \`pulumi-dynamic-host install --project\``,
+      );
+      expect(run.out.find((l) => l.startsWith("ok: python: /"))).to.match(/\(the virtualenv .+, from PULUMI_RUNTIME_VIRTUALENV \(Pulumi\.yaml runtime\.options\.virtualenv\)\)$/);
+      expect(run.out).to.include(`ok: ${p("local")}: loads here (python; provider.SimpleProvider by reference; modules provider)`);
+      expect(run.code, run.out.join("\n")).to.equal(0);
+    });
+  });
+
+  describe("usage and bad input: exit 2 with one line saying what is wrong", function () {
+    async function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await runDoctor(args, (l) => out.push(l), (l) => err.push(l));
+      return { code, out, err };
+    }
+
+    it("unknown options, two directories, --stack-export without a file", async function () {
+      for (const args of [["--bogus"], ["a", "b"], ["--stack-export"]]) {
+        const r = await cli(args);
+        expect(r.code, args.join(" ")).to.equal(2);
+        expect(r.err[0]).to.match(/^pulumi-dynamic-host doctor: /);
+        expect(r.err.join("\n")).to.include("usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [DIR]");
+        expect(r.err.join("\n")).to.include("Exit status: 0 no problem found, 1 problems found, 2 usage error or unreadable stack export.");
+      }
+      expect((await cli(["--help"])).code).to.equal(0);
+    });
+
+    it("a missing or malformed export, a DIR that is not a directory", async function () {
+      const cases: [string[], RegExp][] = [
+        [["--stack-export", "/nonexistent/export.json", empty], /^pulumi-dynamic-host doctor: cannot read the stack export \/nonexistent\/export\.json: no such file$/],
+        [[`--stack-export=${writeTemp("{not json")}`, empty], /^pulumi-dynamic-host doctor: \/.+ is not JSON \(.+\); give the file `pulumi stack export` writes$/],
+        [["--stack-export", writeTemp({ version: 3 }), empty], /^pulumi-dynamic-host doctor: \/.+ is not a stack export: at deployment: /],
+        [["/nonexistent/dir"], /^pulumi-dynamic-host doctor: \/nonexistent\/dir is not a directory: DIR is the program's directory$/],
+      ];
+      for (const [args, message] of cases) {
+        const r = await cli(args);
+        expect(r.code, args.join(" ")).to.equal(2);
+        expect(r.out).to.deep.equal([]);
+        expect(r.err).to.have.length(1);
+        expect(r.err[0]).to.match(message);
+      }
+    });
+  });
+});
