@@ -3,12 +3,11 @@
 // output in each of these; ours must answer every request with a clear error,
 // keep serving, and leave no process behind.
 import { expect } from "chai";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { FIXTURES, PYTHON_PROGRAM, VENV_PYTHON } from "./helpers/paths.js";
-import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
+import { FIXTURES, PYTHON_PROGRAM } from "./helpers/paths.js";
+import { nodeProvider, pickleFromPython310, pythonProvider } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
@@ -239,20 +238,7 @@ describe("python worker faults", function () {
     });
 
     it("code pickled by another Python is refused before any worker runs it", async function () {
-      // No other CPython can be had on this machine, so the payload is made by the real pickler with the
-      // layout dill's save_code writes on Python 3.10: _create_code with co_lnotab first and 16 fields.
-      const payload = execFileSync(
-        VENV_PYTHON,
-        [
-          "-c",
-          "import base64, pickle, dill._dill as d\n" +
-            "class Code310:\n" +
-            "    def __reduce__(self):\n" +
-            "        return (d._create_code, (b'', 0, 0, 0, 0, 0, 0, b'', (), (), (), 'f.py', 'f', 1, b'', (), ()))\n" +
-            "print(base64.b64encode(pickle.dumps(Code310(), protocol=4)).decode())",
-        ],
-        { encoding: "utf8" },
-      ).trim();
+      const payload = pickleFromPython310();
       const before = workerPids(p);
       const answer = await p.client.create({ urn: urn("py310"), properties: { __provider: payload } });
       expect(answer.code).to.equal(2);

@@ -46,3 +46,23 @@ export function pythonProvider(name: string, fixture = "python_providers.py"): s
   if (!payload) throw new Error(`no Python test provider named ${name} in ${fixture}`);
   return payload;
 }
+
+/**
+ * Code pickled "by another Python": no other CPython can be had on this machine,
+ * so the real pickler writes what dill's save_code writes on Python 3.10, a
+ * _create_code call with co_lnotab first and 17 fields.
+ */
+export function pickleFromPython310(): string {
+  return execFileSync(
+    VENV_PYTHON,
+    [
+      "-c",
+      "import base64, pickle, dill._dill as d\n" +
+        "class Code310:\n" +
+        "    def __reduce__(self):\n" +
+        "        return (d._create_code, (b'', 0, 0, 0, 0, 0, 0, b'', (), (), (), 'f.py', 'f', 1, b'', (), ()))\n" +
+        "print(base64.b64encode(pickle.dumps(Code310(), protocol=4)).decode())",
+    ],
+    { encoding: "utf8" },
+  ).trim();
+}

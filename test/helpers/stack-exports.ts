@@ -71,26 +71,6 @@ export function removeTemps(): void {
   for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-/**
- * Code pickled "by another Python": no other CPython can be had on this machine,
- * so the real pickler writes what dill's save_code writes on Python 3.10, a
- * _create_code call with co_lnotab first and 17 fields.
- */
-export function pickleFromPython310(): string {
-  return execFileSync(
-    VENV_PYTHON,
-    [
-      "-c",
-      "import base64, pickle, dill._dill as d\n" +
-        "class Code310:\n" +
-        "    def __reduce__(self):\n" +
-        "        return (d._create_code, (b'', 0, 0, 0, 0, 0, 0, b'', (), (), (), 'f.py', 'f', 1, b'', (), ()))\n" +
-        "print(base64.b64encode(pickle.dumps(Code310(), protocol=4)).decode())",
-    ],
-    { encoding: "utf8" },
-  ).trim();
-}
-
 /** Runs `script` with the test virtualenv's Python in `cwd` and returns its stdout, trimmed. */
 export function runVenvPython(script: string, cwd: string): string {
   return execFileSync(VENV_PYTHON, ["-c", script], { cwd, encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } }).trim();

@@ -10,8 +10,8 @@ import os from "node:os";
 import path from "node:path";
 import { doctor, runDoctor } from "../../src/cli/doctor.js";
 import { FIXTURES, PYTHON_PROGRAM, NODE_PROGRAM, REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
-import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
-import { encryptedSecret, NODE_TYPE, pickleFromPython310, plaintextSecret, PYTHON_TYPE, removeTemps, runVenvPython, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";
+import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";
+import { encryptedSecret, NODE_TYPE, plaintextSecret, PYTHON_TYPE, removeTemps, runVenvPython, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";
 
 const require = createRequire(import.meta.url);
 const { serializeProvider } = require(`${FIXTURES}serialize.cjs`);

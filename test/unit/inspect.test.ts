@@ -5,8 +5,8 @@
 import { expect } from "chai";
 import fs from "node:fs";
 import { runInspect, type InspectedResource } from "../../src/cli/inspect.js";
-import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
-import { encryptedSecret, NODE_TYPE, pickleFromPython310, plaintextSecret, PYTHON_TYPE, removeTemps, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";
+import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";
+import { encryptedSecret, NODE_TYPE, plaintextSecret, PYTHON_TYPE, removeTemps, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";
 
 const CIPHERTEXT = "v1:c2VjcmV0:CIPHERTEXT-MUST-NOT-BE-PRINTED";
 
