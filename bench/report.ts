@@ -25,6 +25,9 @@ export const PLUGINS: PluginSpec[] = [
   { id: "exe-python", label: "ours single executable, Python mode", kind: "ours", language: "python", installed: "executable" },
 ];
 
+/** What a run without --plugins measures: all but the installed copies. */
+export const DEFAULT_PLUGINS = PLUGINS.filter((p) => !p.installed);
+
 /** The plugins every ratio is taken against. */
 export const BASELINES = [
   { id: "node-ref", short: "Node ref" },

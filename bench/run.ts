@@ -26,7 +26,7 @@ import { Plugin } from "../test/helpers/plugin.js";
 import { makeDriver, type ClientKind, type Driver, type DriverSession } from "./drivers.js";
 import { groupCpuMs, median, percentile, Recorder, RssSampler } from "./measure.js";
 import { providerSets, type Language, type ProviderSet } from "./payloads.js";
-import { addRatios, formatReport, PLUGINS, writeJson, type BootTimes, type PluginSpec, type Report, type Result, type RoundResult, type WorkloadInfo } from "./report.js";
+import { addRatios, DEFAULT_PLUGINS, formatReport, PLUGINS, writeJson, type BootTimes, type PluginSpec, type Report, type Result, type RoundResult, type WorkloadInfo } from "./report.js";
 import { configureRequest, createRequest, FULL, loadWorkloads, SMOKE, STARTUP, type LoadWorkload, type Prepared, type Sizes, type Target } from "./workloads.js";
 
 const BENCH_DIR = fileURLToPath(new URL("../../bench/", import.meta.url));
@@ -456,7 +456,7 @@ export async function main(argv: string[]): Promise<void> {
     ...(opts.warmup !== undefined ? { warmup: { fast: opts.warmup, slow: opts.warmup } } : {}),
     ...(opts.rounds !== undefined ? { rounds: { fast: opts.rounds, slow: opts.rounds } } : {}),
   };
-  const specs = opts.plugins ? PLUGINS.filter((p) => opts.plugins!.includes(p.id)) : PLUGINS.filter((p) => !p.installed);
+  const specs = opts.plugins ? PLUGINS.filter((p) => opts.plugins!.includes(p.id)) : DEFAULT_PLUGINS;
   if (specs.length === 0) throw new Error(`--plugins: none of ${opts.plugins}; plugins: ${PLUGINS.map((p) => p.id).join(", ")}`);
   // Installed copies are made before anything is timed.
   for (const s of specs) if (s.installed) progress(`${s.id}: ${installedPlugin(s.installed, s.language)}`);
