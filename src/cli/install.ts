@@ -206,7 +206,7 @@ export function uninstallFromDir(dir: string, out: (line: string) => void): void
     const st = fs.lstatSync(file, { throwIfNoEntry: false });
     if (!st) continue;
     const ours = ourPlugins().fileFor(name);
-    const same = st.isSymbolicLink() ? fs.readlinkSync(file) === ours : st.ino === fs.statSync(ours).ino;
+    const same = st.isSymbolicLink() ? fs.readlinkSync(file) === ours : st.isFile() && sameContent(file, ours);
     if (same) {
       fs.rmSync(file);
       out(`removed ${file}`);
@@ -214,6 +214,13 @@ export function uninstallFromDir(dir: string, out: (line: string) => void): void
       out(`left ${file} alone: it is not a link to or copy of this host (${ours})`);
     }
   }
+}
+
+/** A hard link of `b`, or a copy of it (install copies where it cannot link). */
+function sameContent(a: string, b: string): boolean {
+  const [sa, sb] = [fs.statSync(a), fs.statSync(b)];
+  if (sa.dev === sb.dev && sa.ino === sb.ino) return true;
+  return sa.size === sb.size && fs.readFileSync(a).equals(fs.readFileSync(b));
 }
 
 function projectRootOf(dir: string | undefined): string {
