@@ -1,21 +1,47 @@
 // The second half of `npm test`: the suites that launch our plugins the way
 // the engine does (differential against both references, bad input, Python
 // worker faults), run again against the single executable, as users of the
-// release archive and the wheel get it. `npm run dist` builds it first, from
-// the bundle `npm test` has just built (the packaging tests built it too; a
-// rebuild takes ~20 s and keeps this step right when run on its own).
+// release archive and the wheel get it, with no node on PATH (the references
+// and mocha are started by absolute path). `npm run dist` builds it first,
+// from the bundle `npm test` has just built (the packaging tests built it too;
+// a rebuild takes ~20 s and keeps this step right when run on its own).
+//
+//   node scripts/test-installed.mjs [DIR]
+// DIR: a directory holding the plugin names of another installed copy (npm's
+// bin, an unpacked archive, a virtualenv's bin) to test instead; nothing is built.
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import os from "node:os";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
 const osName = { linux: "linux", darwin: "darwin", win32: "windows" }[process.platform] ?? process.platform;
-const dir = path.join(ROOT, "dist/sea", `pulumi-dynamic-host-${pkg.version}-${osName}-${process.arch}`);
+const dir = process.argv[2] ? path.resolve(process.argv[2]) : path.join(ROOT, "dist/sea", `pulumi-dynamic-host-${pkg.version}-${osName}-${process.arch}`);
 
-execFileSync(process.execPath, [path.join(ROOT, "scripts/dist.mjs")], { cwd: ROOT, stdio: "inherit" });
-process.stderr.write(`test-installed: the suites again, against ${path.relative(ROOT, dir)}\n`);
+/** A directory of links to every command on PATH but Node's own (the first of each name, as PATH would find it). */
+function pathWithoutNode() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pdh-path-without-node-"));
+  process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  const skip = new Set(["node", "nodejs", "npm", "npx", "corepack"]);
+  for (const from of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!path.isAbsolute(from) || !fs.existsSync(from)) continue;
+    for (const name of fs.readdirSync(from)) {
+      const to = path.join(dir, name);
+      if (skip.has(name) || fs.existsSync(to)) continue;
+      try {
+        if (fs.statSync(path.join(from, name)).isFile()) fs.symlinkSync(path.join(from, name), to);
+      } catch {
+        // a dangling link on PATH
+      }
+    }
+  }
+  return dir;
+}
+
+if (!process.argv[2]) execFileSync(process.execPath, [path.join(ROOT, "scripts/dist.mjs")], { cwd: ROOT, stdio: "inherit" });
+process.stderr.write(`test-installed: the suites again, against ${path.relative(ROOT, dir)}, with no node on PATH\n`);
 execFileSync(
   process.execPath,
   [
@@ -24,5 +50,5 @@ execFileSync(
     ...["--no-config", "--reporter", "test/reporter.cjs", "--timeout", "60000", "--exit"],
     ...["dist/test/differential/*.test.js", "dist/test/node-bad-input.test.js", "dist/test/python-faults.test.js"],
   ],
-  { cwd: ROOT, stdio: "inherit", env: { ...process.env, PULUMI_DYNAMIC_HOST_UNDER_TEST: dir } },
+  { cwd: ROOT, stdio: "inherit", env: { ...process.env, PATH: pathWithoutNode(), PULUMI_DYNAMIC_HOST_UNDER_TEST: dir } },
 );
