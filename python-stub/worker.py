@@ -587,6 +587,10 @@ def _version(dist):
 
 def main():
     fd = int(os.environ.get("PULUMI_DYNAMIC_HOST_CHANNEL_FD", "3"))
+    # The channel came inherited; processes the user's code starts must not inherit it in turn: one
+    # that outlived this worker would hold the channel open, and the host would learn of the
+    # worker's death only from its exit.
+    os.set_inheritable(fd, False)
     Worker(protocol.Channel(fd)).serve()
 
 

@@ -190,4 +190,32 @@ describe("python worker killed while requests race it", function () {
     expect(new Set(killed).size).to.equal(ROUNDS);
     expect(p.userStdout).to.deep.equal([]);
   });
+
+  it("a worker whose own child process keeps its stderr open: its request fails when the worker dies, not when that child ends", async function () {
+    const mark = p.stderr.length;
+    const name = "spawner";
+    const answer = bounded(p.client.create({ urn: urn(name), properties: { __provider: pythonProvider("spawner", "python_fault_providers.py"), seconds: 600 } }), name);
+    await p.until(() => /spawned \d+ from create/.test(p.stderr.slice(mark)), "the create to start its child process");
+    const sleeper = Number(/spawned (\d+) from create/.exec(p.stderr.slice(mark))![1]);
+    const stat = fs.readFileSync(`/proc/${sleeper}/stat`, "utf8");
+    const worker = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    expect(workerPids(p)).to.include(worker);
+    // The worker's channel is not handed down to processes its user code starts; its stdio is.
+    const held = Object.fromEntries(fs.readdirSync(`/proc/${sleeper}/fd`).map((fd) => [fd, fs.readlinkSync(`/proc/${sleeper}/fd/${fd}`)]));
+    expect(held, "the child's files").to.not.have.property("3");
+    expect(held["2"], "the child's stderr").to.match(/^(socket|pipe):/);
+    try {
+      process.kill(worker, "SIGKILL");
+      const a = await answer;
+      // The child still runs, holding the worker's stderr: the answer did not wait for it.
+      expect(processState(sleeper), "the worker's child").to.be.oneOf(["S", "R"]);
+      expect(a.code, a.details).to.equal(UNAVAILABLE);
+      expect(a.details).to.match(new RegExp(`^Create ${urn(name)}: the Python worker running it \\(pid ${worker}\\) was killed by SIGKILL; its last stderr lines:\n`));
+      expect(a.details).to.contain(`spawned ${sleeper} from create`);
+      const next = await p.client.create({ urn: urn("after-spawner"), properties: { __provider: pythonProvider("scripted"), act: "echo" } });
+      expect(next.code, next.details).to.equal(0);
+    } finally {
+      process.kill(sleeper, "SIGKILL");
+    }
+  });
 });

@@ -10,8 +10,9 @@
 // the host is stopping it: it takes no new request, and one sent to it fails
 // undelivered so the pool can send it elsewhere) → exited (its requests in
 // flight have failed). Death is taken from the first sign of it: the channel's
-// end, error or close.
-import type { Duplex } from "node:stream";
+// end, error or close, or the process's exit event, never only from the end of
+// its stdio, which a process the worker started may hold open for any time.
+import type { Duplex, Readable } from "node:stream";
 import { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
@@ -21,6 +22,14 @@ import { loadSchema, PROTOCOL_VERSION, readySchema } from "./protocol.js";
 import { spawnWorker, workerSettings, type WorkerChild } from "./spawn.js";
 
 const STDERR_LINES_KEPT = 20;
+
+/**
+ * After the process exits, how long its stderr and channel may take to
+ * deliver what it wrote last (its final answers, its last stderr lines) before
+ * its requests in flight fail. Both normally end at once; a process the worker
+ * started that inherited stderr keeps it open, and must not keep requests waiting.
+ */
+const DRAIN_AFTER_EXIT_MS = 500;
 
 /**
  * How long a request that could not be sent waits for the worker's exit, to
@@ -93,14 +102,22 @@ export class WorkerProcess {
     channel.resume();
     this.healthTimer = setInterval(() => void this.healthCheck(settings.pingTimeoutMs), settings.pingIntervalMs);
     this.healthTimer.unref();
-    this.exited = this.child.then((r) => {
-      clearInterval(this.healthTimer);
-      this.exit = { code: r.exitCode ?? null, signal: r.signal ?? null };
-      this.ending ??= describeExit(this.exit);
-      log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(this.exit)}`);
-      this.conn.failAll((info) => this.diedError(info));
-      this.onStarted.reject(this.diedError({ method: "ping", urn: "", operation: "Starting" }));
-      return this.exit;
+    this.exited = new Promise<WorkerExit>((resolve) => {
+      const exited = (exit: WorkerExit) => {
+        if (this.exit) return;
+        this.exit = exit;
+        this.ending ??= describeExit(exit);
+        clearInterval(this.healthTimer);
+        void drained([this.child.stderr!, channel], DRAIN_AFTER_EXIT_MS).then(() => {
+          log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(exit)}`);
+          this.conn.failAll((info) => this.diedError(info));
+          this.onStarted.reject(this.diedError({ method: "ping", urn: "", operation: "Starting" }));
+          resolve(exit);
+        });
+      };
+      this.child.once("exit", (code, signal) => exited({ code, signal }));
+      // A process that never started (execa reports the spawn error) has no exit event.
+      void this.child.then((r) => exited({ code: r.exitCode ?? null, signal: r.signal ?? null }));
     });
     // Errors surface through `exited`; nothing else may reject unobserved.
     this.child.catch(() => undefined);
@@ -233,6 +250,21 @@ export class WorkerProcess {
         `\nThe next request starts a fresh worker.`,
     );
   }
+}
+
+/** Resolves once every stream has ended or closed, or after `ms`, whichever is first. */
+function drained(streams: Readable[], ms: number): Promise<void> {
+  const ends = streams.map(
+    (s) =>
+      new Promise<void>((resolve) => {
+        if (s.readableEnded || s.destroyed) return resolve();
+        s.once("end", resolve);
+        s.once("close", resolve);
+      }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([Promise.all(ends).then(() => undefined), late]).finally(() => clearTimeout(timer));
 }
 
 function describeExit(exit: WorkerExit): string {
