@@ -152,8 +152,10 @@ export class RpcConnection {
         const p = this.pending.get(id);
         if (!p) return;
         // An error with no syscall never reached the socket (the stream had ended or was destroyed); a
-        // write that left whole in one call wrote nothing when it failed. Otherwise earlier frames of
-        // its batch may have reached the worker before it died: the request stays pending, and the
+        // batch that left whole in the uncork call wrote nothing when it failed there. A batch still
+        // queued after its uncork (behind a slow write, or partly written) may have had frames read
+        // by the worker before it died, and one that never left gets the same error as the write
+        // that failed ahead of it, so neither can be told apart: the request stays pending, and the
         // worker's exit fails it with how the worker ended.
         if (whole || (err as NodeJS.ErrnoException).syscall === undefined) {
           this.pending.delete(id);
