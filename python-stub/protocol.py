@@ -81,8 +81,8 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
-USER_ERROR = -32000  # the user's code raised; data carries grpcCode/details/type/traceback
-LOAD_ERROR = -32001  # the provider could not be unpickled or configured
+USER_ERROR = -32000  # the user's code raised; data carries grpcCode/details/type/message
+LOAD_ERROR = -32001  # the provider could not be unpickled; data adds reason (what was wrong with the text)
 CANCELLED = -32002  # the host cancelled the request
 
 ERROR_KINDS = {USER_ERROR: "user", LOAD_ERROR: "load", CANCELLED: "cancelled"}

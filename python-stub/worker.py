@@ -78,6 +78,10 @@ try:  # before v3.139 providers were never configured
     from pulumi.dynamic import ConfigureRequest, Config
 except ImportError:  # pragma: no cover - old SDKs
     ConfigureRequest = Config = None
+try:
+    from pulumi.dynamic import ResourceProvider
+except ImportError:  # pragma: no cover - not an SDK we know
+    ResourceProvider = None
 
 PROVIDER_KEY = "__provider"
 _WORKER_FILE = os.path.abspath(__file__)
@@ -99,7 +103,19 @@ class UserError(Exception):
 
 
 class LoadError(UserError):
-    pass
+    """
+    The `__provider` text could not be turned into a provider. `reason` says
+    what was wrong with it, in words (the host puts the method and resource
+    before it); `details` is the traceback, or "" when there was no exception.
+    """
+
+    def __init__(self, reason, exc=None):
+        Exception.__init__(self, reason)
+        self.code = 2
+        self.details = _user_traceback(exc) if exc is not None else ""
+        self.type = type(exc).__name__ if exc is not None else "NotAProvider"
+        self.message = _safe_str(exc) if exc is not None else reason
+        self.reason = reason
 
 
 def _safe_str(e):
@@ -153,13 +169,22 @@ class Providers:
         return provider
 
     def _load(self, text):
+        try:
+            data = base64.b64decode(text)
+        except Exception as e:  # noqa: BLE001 - binascii.Error, or a text that is not ASCII
+            raise LoadError(f"it is not valid base64 ({_describe(e)})", e) from e
+
         def deserialize():
-            return dill.loads(base64.b64decode(text))
+            return dill.loads(data)
 
         try:
-            return _deserialize(deserialize) if _deserialize else deserialize()
+            provider = _deserialize(deserialize) if _deserialize else deserialize()
         except Exception as e:  # noqa: BLE001
-            raise LoadError(2, _user_traceback(e), e) from e
+            raise LoadError(_unpickling_problem(e, data), e) from e
+        problem = _not_a_provider(provider)
+        if problem:
+            raise LoadError(problem)
+        return provider
 
     def _configure(self, provider):
         if ConfigureRequest is None:
@@ -168,6 +193,54 @@ class Providers:
         result = provider.configure(ConfigureRequest(config=dyn_config))
         if asyncio.iscoroutine(result):
             run_async(result)
+
+
+def _describe(e):
+    return f"{type(e).__name__}: {_safe_str(e)}"
+
+
+# What the SDK's serialize_provider writes: dill.dumps at pickle.DEFAULT_PROTOCOL (2 or more on
+# every Python 3), so its first byte is the PROTO opcode and its second the protocol.
+_PROTO = 0x80
+
+
+def _unpickling_problem(e, data):
+    """What was wrong with a payload that dill could not load, in words; the traceback goes below."""
+    import pickle
+
+    what = _describe(e)
+    if not data:
+        return f"it is empty ({what})"
+    if data[0] != _PROTO:
+        return f"it is not a pickle the pulumi Python SDK wrote: it does not start with a pickle protocol header ({what})"
+    if len(data) > 1 and data[1] > pickle.HIGHEST_PROTOCOL:
+        return f"it is a pickle of protocol {data[1]}, newer than this Python ({sys.version.split()[0]}) reads ({what})"
+    if isinstance(e, ModuleNotFoundError) and e.name:
+        return (
+            f"it needs the module '{e.name}', which is not on the program's path ({what}); put the module in the "
+            f"program directory ({os.getcwd()}, first on sys.path) or install it in the program's environment"
+        )
+    if isinstance(e, EOFError) or (isinstance(e, pickle.UnpicklingError) and "truncated" in _safe_str(e)):
+        return f"the pickle is cut short: it ends before it is complete ({what})"
+    if isinstance(e, pickle.UnpicklingError):
+        return f"it is a damaged pickle ({what})"
+    return f"unpickling it raised {what}"
+
+
+def _not_a_provider(obj):
+    """
+    Why an unpickled object cannot be a provider, or None. Only what the
+    reference could not run either is refused: an object that is no
+    ResourceProvider and lacks `configure`, which the reference calls on every
+    provider it loads (on SDKs without configure: lacks every resource method).
+    """
+    if ResourceProvider is not None and isinstance(obj, ResourceProvider):
+        return None
+    needed = ("configure",) if ConfigureRequest is not None else ("check", "diff", "create", "read", "delete")
+    if any(callable(getattr(obj, m, None)) for m in needed):
+        return None
+    cls = type(obj)
+    return f"it holds a {cls.__module__}.{cls.__qualname__}, not a pulumi.dynamic.ResourceProvider (it has no {' or '.join(needed)} method)"
 
 
 PROVIDERS = Providers()
@@ -497,7 +570,10 @@ class Worker:
 
 
 def _error_data(e):
-    return {"grpcCode": e.code, "details": e.details, "type": e.type, "message": e.message}
+    data = {"grpcCode": e.code, "details": e.details, "type": e.type, "message": e.message}
+    if isinstance(e, LoadError):
+        data["reason"] = e.reason
+    return data
 
 
 def _version(dist):
@@ -511,6 +587,10 @@ def _version(dist):
 
 def main():
     fd = int(os.environ.get("PULUMI_DYNAMIC_HOST_CHANNEL_FD", "3"))
+    # The channel came inherited; processes the user's code starts must not inherit it in turn: one
+    # that outlived this worker would hold the channel open, and the host would learn of the
+    # worker's death only from its exit.
+    os.set_inheritable(fd, False)
     Worker(protocol.Channel(fd)).serve()
 
 

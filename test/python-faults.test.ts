@@ -219,13 +219,22 @@ describe("python worker faults", function () {
       expect(answer.details).to.match(/its __provider is not the base64 text the pulumi Python SDK writes: its length \d+ is not a multiple of 4, so it looks truncated$/);
     });
 
-    it("a truncated pickle that is still valid base64: the unpickling error, from the worker", async function () {
+    it("a truncated pickle that is still valid base64: named by the worker, which alone can tell, with its traceback below", async function () {
       const real = pythonProvider("scripted");
       const answer = await p.client.create({ urn: urn("short"), properties: { __provider: real.slice(0, 400) } });
       expect(answer.code).to.equal(2);
-      expect(answer.details).to.match(/^Traceback \(most recent call last\):/);
-      expect(answer.details.trim().split("\n").pop()).to.match(/^(_pickle\.)?UnpicklingError|^EOFError|pickle data was truncated/);
+      expect(answer.details).to.match(
+        new RegExp(`^Create ${urn("short")}: the resource's __provider could not be loaded: the pickle is cut short: it ends before it is complete \\((UnpicklingError: pickle data was truncated|EOFError: Ran out of input)\\)\n\nTraceback \\(most recent call last\\):\n`),
+      );
+      expect(answer.details.trim().split("\n").pop()).to.match(/^_pickle\.UnpicklingError: pickle data was truncated$|^EOFError: Ran out of input$/);
       expect((await p.client.create({ urn: urn("ok"), properties: { __provider: real, act: "echo" } })).code).to.equal(0);
+    });
+
+    it("an empty or blank __provider is refused before any worker unpickles it", async function () {
+      for (const [text, what] of [["", "an empty string"], ["  \n", "only whitespace"]]) {
+        const answer = await p.client.create({ urn: urn("empty"), properties: { __provider: text } });
+        expect(answer).to.deep.equal({ code: 2, details: `Create ${urn("empty")}: its __provider is ${what}, not the base64 text the pulumi Python SDK writes` });
+      }
     });
 
     it("a Node payload sent to the Python plugin", async function () {
@@ -256,7 +265,11 @@ describe("python worker faults", function () {
       const answer = await p.client.create({ urn: urn("local"), properties: { __provider: pythonProvider("local") } });
       expect(answer.code).to.equal(2);
       expect(answer.details).to.match(
-        new RegExp(`^provider class provider\\.SimpleProvider could not be imported from ${elsewhere} \\(the program directory, first on sys\\.path\\): ModuleNotFoundError: No module named 'provider'\\n\\nTraceback`),
+        new RegExp(
+          `^Create ${urn("local")}: the resource's __provider could not be loaded: its provider class provider\\.SimpleProvider could not be imported: ` +
+            `it needs the module 'provider', which is not on the program's path \\(ModuleNotFoundError: No module named 'provider'\\); ` +
+            `put the module in the program directory \\(${elsewhere}, first on sys\\.path\\) or install it in the program's environment\\n\\nTraceback`,
+        ),
       );
     } finally {
       await p.stop();

@@ -1,9 +1,11 @@
 // JSON-RPC 2.0 over one worker's channel: requests correlated by id, many in
 // flight, each answered exactly once. Every pending request is explicit state:
 // when the channel breaks or the worker exits, each one is rejected with an
-// error built for it (naming its resource and method); a failed write rejects
-// only the request it carried; a cancelled request is forgotten at once and the
-// worker is told, so no caller ever waits forever.
+// error built for it (naming its resource and method); a request the worker
+// cannot have received (the channel had ended before it was written, or its
+// write failed before any of it reached the worker) is rejected at once with an
+// UndeliveredError, which the pool may send elsewhere; a cancelled request is
+// forgotten at once and the worker is told, so no caller ever waits forever.
 import type { Duplex } from "node:stream";
 import type { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
@@ -38,10 +40,32 @@ export class ChannelBrokenError extends WorkerDiedError {
   override name = "ChannelBrokenError";
 }
 
+/**
+ * A request the worker cannot have received: its channel had already ended or
+ * broken, or the write failed with none of the request's bytes handed to the
+ * worker's socket. Its operation never started, so it is safe to send again.
+ */
+export class UndeliveredError extends ChannelBrokenError {
+  override name = "UndeliveredError";
+  constructor(readonly info: RequestInfo, readonly reason: string) {
+    super(`${describeRequest(info)}: it could not be sent to the Python worker: ${reason}`);
+  }
+}
+
 interface Pending {
   info: RequestInfo;
   resolve(result: Record<string, unknown>): void;
   reject(err: Error): void;
+}
+
+/** One cork-to-uncork batch of writes (see write). */
+interface Batch {
+  /**
+   * Set once the batch left: true when all of it went to the socket in the
+   * uncork call itself, or failed there with nothing written; false when some
+   * of it is still queued then (behind an earlier write, or after a partial one).
+   */
+  whole?: boolean;
 }
 
 export class RpcConnection {
@@ -49,7 +73,10 @@ export class RpcConnection {
   private readonly pending = new Map<number, Pending>();
   private readonly decoder = new FrameDecoder();
   private broken?: (info: RequestInfo) => Error;
-  private corked = false;
+  /** Why nothing more can be sent: the channel ended, failed or closed. */
+  private ended?: string;
+  private endReported = false;
+  private batch?: Batch;
 
   /**
    * `onBroken` hears of a protocol violation (pending requests have already
@@ -71,22 +98,30 @@ export class RpcConnection {
       }
       for (const m of messages) this.dispatch(m);
     });
-    // A socket error or close is how a dying worker looks from here: the owner learns how it ended.
-    stream.on("error", (e) => {
-      if (!this.broken) this.onBroken(new ChannelBrokenError(`the worker channel failed: ${e.message}`), true);
-    });
-    stream.on("close", () => {
-      if (!this.broken) this.onBroken(new ChannelBrokenError("the worker closed its channel"), true);
-    });
+    // The end of the stream, a socket error or a close is how a dying worker looks from here, and
+    // the first of them is reported at once: nothing is written after it, and the owner learns how
+    // the worker ended. Answers read before the end have been dispatched by then.
+    stream.on("end", () => this.channelEnded("the worker closed its channel"));
+    stream.on("error", (e) => this.channelEnded(`the worker channel failed: ${e.message}`));
+    stream.on("close", () => this.channelEnded("the worker closed its channel"));
   }
 
   get inFlight(): number {
     return this.pending.size;
   }
 
-  /** Sends a request; settles with its result, its error, or the failure that ended the channel. */
+  /** False once the channel ended, failed or broke: a request now would be refused undelivered. */
+  get usable(): boolean {
+    return this.broken === undefined && this.ended === undefined;
+  }
+
+  /**
+   * Sends a request; settles with its result, its error, or the failure that
+   * ended the channel. A request that cannot have reached the worker fails
+   * with an UndeliveredError (see its class).
+   */
   request(info: RequestInfo, params: Record<string, unknown>, signal?: CallSignal): Promise<Record<string, unknown>> {
-    if (this.broken) return Promise.reject(this.broken(info));
+    if (this.broken || this.ended) return Promise.reject(new UndeliveredError(info, this.ended ?? "its channel was stopped"));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const onAbort = (reason: Error) => {
@@ -111,12 +146,21 @@ export class RpcConnection {
           },
         });
       }
-      this.write({ jsonrpc: "2.0", id, method: info.method, params }, (err) => {
+      this.write({ jsonrpc: "2.0", id, method: info.method, params }, (err, whole) => {
         if (!err) return;
+        this.ended ??= `writing to its channel failed: ${err.message}`;
         const p = this.pending.get(id);
         if (!p) return;
-        this.pending.delete(id);
-        p.reject(new ChannelBrokenError(`could not send ${info.method} to the worker: ${err.message}`));
+        // An error with no syscall never reached the socket (the stream had ended or was destroyed); a
+        // batch that left whole in the uncork call wrote nothing when it failed there. A batch still
+        // queued after its uncork (behind a slow write, or partly written) may have had frames read
+        // by the worker before it died, and one that never left gets the same error as the write
+        // that failed ahead of it, so neither can be told apart: the request stays pending, and the
+        // worker's exit fails it with how the worker ended.
+        if (whole || (err as NodeJS.ErrnoException).syscall === undefined) {
+          this.pending.delete(id);
+          p.reject(new UndeliveredError(info, `writing to its channel failed (${err.message})`));
+        }
       });
     });
   }
@@ -127,7 +171,7 @@ export class RpcConnection {
   }
 
   notify(method: string, params: Record<string, unknown>): void {
-    if (!this.broken) this.write({ jsonrpc: "2.0", method, params }, () => undefined);
+    if (this.usable) this.write({ jsonrpc: "2.0", method, params }, () => undefined);
   }
 
   /** Rejects every pending request with an error made for it; later requests fail the same way. */
@@ -147,20 +191,34 @@ export class RpcConnection {
    * per request. Order is kept. (Uncorking at setImmediate batched more, across
    * every callback of a loop turn, but held each request for the rest of that
    * turn: ≈ 1 ms at p50 under IO-bound load.)
+   *
+   * `done` learns whether the frame's batch left whole (Batch.whole): a
+   * stream's write callbacks run after the uncork that sent them, so it is
+   * known by then.
    */
-  private write(message: unknown, done: (err?: Error | null) => void): void {
+  private write(message: unknown, done: (err: Error | null | undefined, whole: boolean) => void): void {
     const parts = encodeFrame(message);
-    if (!this.corked) {
-      this.corked = true;
+    let batch = this.batch;
+    if (!batch) {
+      const opened: Batch = (batch = this.batch = {});
       this.stream.cork();
       process.nextTick(() => {
-        this.corked = false;
+        this.batch = undefined;
         this.stream.uncork();
+        opened.whole = this.stream.writableLength === 0;
       });
     }
     const last = parts.length - 1;
     for (let i = 0; i < last; i++) this.stream.write(parts[i]);
-    this.stream.write(parts[last], done);
+    this.stream.write(parts[last], (err) => done(err, batch.whole === true));
+  }
+
+  /** The channel ended, failed or closed: nothing more is written; the owner hears of it once. */
+  private channelEnded(why: string): void {
+    this.ended ??= why;
+    if (this.broken || this.endReported) return;
+    this.endReported = true;
+    this.onBroken(new ChannelBrokenError(why), true);
   }
 
   private breakChannel(reason: Error): void {

@@ -69,6 +69,9 @@ export function inspectPayload(text: string): Inspection {
         "pickle; pulumi-resource-pulumi-python runs providers written with the pulumi Python SDK",
     };
   }
+  if (trimmed === "") {
+    return { ok: false, problem: `its __provider is ${text === "" ? "an empty string" : "only whitespace"}, not the base64 text the pulumi Python SDK writes` };
+  }
   if (trimmed.length % 4 !== 0 || !BASE64.test(trimmed)) {
     const why = !BASE64.test(trimmed) ? "it has characters outside the base64 alphabet" : `its length ${trimmed.length} is not a multiple of 4, so it looks truncated`;
     return { ok: false, problem: `its __provider is not the base64 text the pulumi Python SDK writes: ${why}` };

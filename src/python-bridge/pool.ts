@@ -12,9 +12,15 @@
 // reach worker 0, which keeps the reference's "configure once per provider" for
 // ordinary programs; under CPU-bound load a provider is loaded and configured
 // once in each worker that serves it.
+//
+// A worker that is going away (WorkerProcess.usable is false) is never picked;
+// its slot gets a fresh worker, and the old one is kept in `leaving` until it
+// has exited. A request that could not be delivered to the worker it was given
+// to (UndeliveredError: it never started there) is sent once more, to a live or
+// fresh worker; one that was delivered fails with the worker's own error.
 import { availableParallelism } from "node:os";
 import type { CallSignal } from "../host/call-signal.js";
-import type { RequestInfo } from "./connection.js";
+import { describeRequest, UndeliveredError, type RequestInfo } from "./connection.js";
 import { log } from "../host/log.js";
 import type { Interpreter } from "./interpreter.js";
 import { workerSettings, type WorkerChild } from "./spawn.js";
@@ -48,8 +54,13 @@ interface Slot {
   inFlight: number;
 }
 
+/** How many times a request is sent at most: once, and once more if it was not delivered. */
+const SENDS = 2;
+
 export class WorkerPool {
   private readonly slots: (Slot | undefined)[];
+  /** Workers replaced in their slot while still running: stopped with the pool. */
+  private readonly leaving = new Set<WorkerProcess>();
   private config?: Buffer;
   private closed = false;
 
@@ -68,19 +79,31 @@ export class WorkerPool {
   /** Stores the stack config and hands it to every live worker. */
   async configure(args: Buffer | undefined): Promise<void> {
     this.config = args;
-    const live = this.slots.filter((s): s is Slot => s !== undefined && s.worker.alive);
+    const live = this.slots.filter((s): s is Slot => s !== undefined && s.worker.usable);
     await Promise.all(live.map((s) => this.configureSlot(s, args)));
   }
 
+  /**
+   * Sends a request to the least busy usable worker; if it could not be
+   * delivered there, once more to another (the first pick no longer qualifies).
+   * `params` is not changed, so it can be sent again.
+   */
   async request(info: RequestInfo, params: Record<string, unknown>, signal?: CallSignal): Promise<Record<string, unknown>> {
-    if (this.closed) throw new Error("the Python worker pool is shut down");
-    const slot = this.pick();
-    slot.inFlight++;
-    try {
-      if (slot.configuring) await slot.configuring;
-      return await slot.worker.request(info, params, signal);
-    } finally {
-      slot.inFlight--;
+    for (let send = 1; ; send++) {
+      if (this.closed) throw new Error(`${describeRequest(info)}: the Python worker pool is shut down`);
+      const slot = this.pick();
+      slot.inFlight++;
+      try {
+        if (slot.configuring) await slot.configuring;
+        return await slot.worker.request(info, params, signal);
+      } catch (e) {
+        if (!(e instanceof UndeliveredError)) throw e;
+        if (signal?.aborted) throw signal.reason;
+        if (send >= SENDS || this.closed) throw await slot.worker.failure(info, e);
+        log(1, `${e.message}; sending it to another worker`);
+      } finally {
+        slot.inFlight--;
+      }
     }
   }
 
@@ -98,14 +121,14 @@ export class WorkerPool {
   }
 
   cancelAll(): void {
-    for (const s of this.slots) if (s && s.worker.alive) s.worker.conn.cancelAll();
+    for (const s of this.slots) if (s && s.worker.usable) s.worker.conn.cancelAll();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    const live = this.slots.filter((s): s is Slot => s !== undefined);
-    for (const s of live) s.worker.kill();
-    await Promise.all(live.map((s) => s.worker.exited));
+    const all = [...this.slots.filter((s): s is Slot => s !== undefined).map((s) => s.worker), ...this.leaving];
+    for (const w of all) w.kill();
+    await Promise.all(all.map((w) => w.exited));
   }
 
   private pick(): Slot {
@@ -115,7 +138,7 @@ export class WorkerPool {
     let allSaturated = true;
     for (let i = 0; i < this.slots.length; i++) {
       const s = this.slots[i];
-      if (!s || !s.worker.alive) {
+      if (!s || !s.worker.usable) {
         if (free < 0) free = i;
         continue;
       }
@@ -132,15 +155,20 @@ export class WorkerPool {
 
   private describeLoad(now: number): string {
     return this.slots
-      .map((s, i) => (s && s.worker.alive ? `worker ${i}: ${s.inFlight} in flight, CPU ${s.worker.cpuPermille(now) / 10}%` : undefined))
+      .map((s, i) => (s && s.worker.usable ? `worker ${i}: ${s.inFlight} in flight, CPU ${s.worker.cpuPermille(now) / 10}%` : undefined))
       .filter((d) => d !== undefined)
       .join("; ");
   }
 
-  /** The slot at `i`, starting a worker there if it has none or its worker died. */
+  /** The slot at `i`, starting a worker there if it has none or its worker is going away. */
   private slot(i: number, child?: WorkerChild): Slot {
     const existing = this.slots[i];
-    if (existing && existing.worker.alive) return existing;
+    if (existing && existing.worker.usable) return existing;
+    if (existing) {
+      const old = existing.worker;
+      this.leaving.add(old);
+      void old.exited.then(() => this.leaving.delete(old));
+    }
     const worker = new WorkerProcess(this.opts.interpreter, this.opts.cwd, i, child);
     const slot: Slot = { worker, inFlight: 0 };
     this.slots[i] = slot;

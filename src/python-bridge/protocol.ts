@@ -90,9 +90,13 @@ export const resultSchemas = Object.fromEntries(
 export const readySchema = objectSchema(NOTIFICATIONS["$/ready"]);
 export const loadSchema = objectSchema(NOTIFICATIONS["$/load"]);
 
-/** What the worker puts in `error.data` when the user's code (or loading it) failed. */
+/**
+ * What the worker puts in `error.data` when the user's code (or loading it)
+ * failed. A load error adds `reason`: what was wrong with the `__provider`
+ * text, in words; `details` is then the traceback ("" when nothing raised).
+ */
 export const userErrorData = z
-  .object({ grpcCode: z.number().int(), details: z.string(), type: z.string(), message: z.string() })
+  .object({ grpcCode: z.number().int(), details: z.string(), type: z.string(), message: z.string(), reason: z.string().optional() })
   .strict();
 
 const id = z.number().int();

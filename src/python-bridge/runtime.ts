@@ -3,6 +3,7 @@
 // Python reference would pass and returns a normalized result or the
 // reference's error (code and details as grpc-python would send them).
 import * as grpc from "@grpc/grpc-js";
+import type { z } from "zod";
 import { BadRequestError, CancelledError, UserOperationError } from "../host/errors.js";
 import type {
   Bag,
@@ -29,6 +30,22 @@ function encoded(call: CallInfo, field: string, bytes: unknown): EncodedStruct {
     if (!(e instanceof StructBytesError)) throw e;
     throw new Error(`${call.operation} ${call.urn}: the Python worker's ${field} is ${e.message}`);
   }
+}
+
+/**
+ * A `__provider` the worker could not load, said like every other error of
+ * ours: "<Operation> <urn>: the resource's __provider could not be loaded:
+ * <what was wrong>", then the worker's traceback below. A by-reference class
+ * whose import failed is named, with where it was looked for.
+ */
+function loadFailure(call: CallInfo, facts: PickleFacts, data: z.infer<typeof userErrorData>): UserOperationError {
+  let reason = data.reason ?? `${data.type}: ${data.message}`;
+  const cls = facts.providerClass;
+  if (cls && !cls.byValue && ["ModuleNotFoundError", "ImportError", "AttributeError"].includes(data.type)) {
+    reason = `its provider class ${cls.module}.${cls.name} could not be imported: ${reason}`;
+  }
+  const details = `${call.operation} ${call.urn}: the resource's __provider could not be loaded: ${reason}`;
+  return new UserOperationError(data.grpcCode, data.details ? `${details}\n\n${data.details}` : details);
 }
 
 export class PythonRuntime implements DynamicRuntime {
@@ -127,18 +144,8 @@ export class PythonRuntime implements DynamicRuntime {
       if (e instanceof RpcError) {
         if (e.code === ErrorCodes.UserError || e.code === ErrorCodes.LoadError) {
           const data = userErrorData.safeParse(e.data);
-          if (data.success) {
-            const cls = facts.providerClass;
-            const importFailed = ["ModuleNotFoundError", "ImportError", "AttributeError"].includes(data.data.type);
-            if (e.code === ErrorCodes.LoadError && cls && !cls.byValue && importFailed) {
-              throw new UserOperationError(
-                data.data.grpcCode,
-                `provider class ${cls.module}.${cls.name} could not be imported from ${process.cwd()} ` +
-                  `(the program directory, first on sys.path): ${data.data.type}: ${data.data.message}\n\n${data.data.details}`,
-              );
-            }
-            throw new UserOperationError(data.data.grpcCode, data.data.details);
-          }
+          if (data.success && e.code === ErrorCodes.LoadError) throw loadFailure(call, facts, data.data);
+          if (data.success) throw new UserOperationError(data.data.grpcCode, data.data.details);
         }
         if (e.code === ErrorCodes.Cancelled) throw new CancelledError(`${call.operation} ${call.urn}: ${e.message}`);
         throw new ChannelBrokenError(`${call.operation} ${call.urn}: the Python worker refused the request (${e.code}): ${e.message}`);

@@ -5,16 +5,37 @@
 // is the JSON-RPC channel. When the process exits, every request in flight on
 // it fails at once with an error that names the resource, the method, how the
 // worker ended and what it last printed.
-import type { Duplex } from "node:stream";
+//
+// Lifecycle: usable (takes requests) → ending (its channel ended, it exited, or
+// the host is stopping it: it takes no new request, and one sent to it fails
+// undelivered so the pool can send it elsewhere) → exited (its requests in
+// flight have failed). Death is taken from the first sign of it: the channel's
+// end, error or close, or the process's exit event, never only from the end of
+// its stdio, which a process the worker started may hold open for any time.
+import type { Duplex, Readable } from "node:stream";
 import { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
-import { describeRequest, RpcConnection, type RequestInfo } from "./connection.js";
+import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
 import { loadSchema, PROTOCOL_VERSION, readySchema } from "./protocol.js";
 import { spawnWorker, workerSettings, type WorkerChild } from "./spawn.js";
 
 const STDERR_LINES_KEPT = 20;
+
+/**
+ * After the process exits, how long its stderr and channel may take to
+ * deliver what it wrote last (its final answers, its last stderr lines) before
+ * its requests in flight fail. Both normally end at once; a process the worker
+ * started that inherited stderr keeps it open, and must not keep requests waiting.
+ */
+const DRAIN_AFTER_EXIT_MS = 500;
+
+/**
+ * How long a request that could not be sent waits for the worker's exit, to
+ * fail with how it ended: a closed channel gets the worker killed within 1 s.
+ */
+const FAILURE_WAIT_MS = 2000;
 
 export interface WorkerExit {
   code: number | null;
@@ -45,6 +66,8 @@ export class WorkerProcess {
   private exit?: WorkerExit;
   /** Why the host stopped this worker (hung, or speaks another protocol): what its failed requests say. */
   private stopReason?: string;
+  /** Set at the first sign that this worker is going away: why it takes no new request. */
+  private ending?: string;
   private pinging = false;
   private readonly healthTimer: NodeJS.Timeout;
   private load = { cpuPermille: 0, at: 0 };
@@ -68,6 +91,7 @@ export class WorkerProcess {
       (reason, closed) => {
         // A closed channel usually means the process is ending: its exit fails the pending requests
         // with how it ended. A worker that closed the channel but lives on is stopped.
+        this.ending ??= reason.message;
         log(1, `python worker ${this.index} (pid ${this.pid}): ${reason.message}; stopping it`);
         if (closed) setTimeout(() => this.kill(), 1000).unref();
         else this.kill();
@@ -78,20 +102,47 @@ export class WorkerProcess {
     channel.resume();
     this.healthTimer = setInterval(() => void this.healthCheck(settings.pingTimeoutMs), settings.pingIntervalMs);
     this.healthTimer.unref();
-    this.exited = this.child.then((r) => {
-      clearInterval(this.healthTimer);
-      this.exit = { code: r.exitCode ?? null, signal: r.signal ?? null };
-      log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(this.exit)}`);
-      this.conn.failAll((info) => this.diedError(info));
-      this.onStarted.reject(this.diedError({ method: "ping", urn: "", operation: "Starting" }));
-      return this.exit;
+    this.exited = new Promise<WorkerExit>((resolve) => {
+      const exited = (exit: WorkerExit) => {
+        if (this.exit) return;
+        this.exit = exit;
+        this.ending ??= describeExit(exit);
+        clearInterval(this.healthTimer);
+        void drained([this.child.stderr!, channel], DRAIN_AFTER_EXIT_MS).then(() => {
+          log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(exit)}`);
+          this.conn.failAll((info) => this.diedError(info));
+          this.onStarted.reject(this.diedError({ method: "ping", urn: "", operation: "Starting" }));
+          resolve(exit);
+        });
+      };
+      this.child.once("exit", (code, signal) => exited({ code, signal }));
+      // A process that never started (execa reports the spawn error) has no exit event.
+      void this.child.then((r) => exited({ code: r.exitCode ?? null, signal: r.signal ?? null }));
     });
     // Errors surface through `exited`; nothing else may reject unobserved.
     this.child.catch(() => undefined);
   }
 
+  /** Until the process exited (its requests may still be failing, see `exited`). */
   get alive(): boolean {
     return this.exit === undefined;
+  }
+
+  /** Takes new requests: running, channel open, not being stopped. */
+  get usable(): boolean {
+    return this.ending === undefined && this.conn.usable;
+  }
+
+  /**
+   * What a request that could not be sent to this worker (an UndeliveredError)
+   * should fail with when it is not sent elsewhere: the worker's own "died"
+   * error once it has exited (waiting a short while for that), else `undelivered`.
+   */
+  async failure(info: RequestInfo, undelivered: UndeliveredError): Promise<Error> {
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, FAILURE_WAIT_MS)));
+    await Promise.race([this.exited, waited]).finally(() => clearTimeout(timer));
+    return this.exit ? this.diedError(info) : undelivered;
   }
 
   /** The worker's CPU over its last reported interval (thousandths of one core); 0 once that report is stale. */
@@ -103,26 +154,31 @@ export class WorkerProcess {
    * Sends a request. A provider's text goes to this worker once, with an id;
    * later requests name it by the id alone (python-stub/protocol.py), so a
    * large pickle is not re-sent, re-parsed and re-hashed on every request.
-   * `params` is the caller's own object, made for this request: `providerId`
-   * is set on it, and `provider` cleared once this worker has the text.
+   * `params` is left as it is (the frame is a copy with `providerId` set, and
+   * `provider` cleared once this worker has the text), so a request that could
+   * not be delivered here can be sent to another worker as it came.
+   *
+   * A worker that is going away takes nothing: the request fails undelivered.
    */
   request(info: RequestInfo, params: Record<string, unknown>, signal?: CallSignal): Promise<Record<string, unknown>> {
+    if (this.ending !== undefined) return Promise.reject(new UndeliveredError(info, `the worker (pid ${this.pid}) is going away: ${this.ending}`));
     const text = params.provider;
     // An aborted request is never written: its text must not count as sent.
     if (typeof text !== "string" || signal?.aborted) return this.conn.request(info, params, signal);
     let providerId = this.providerIds.get(text);
+    const sent: Record<string, unknown> = { ...params, providerId };
     if (providerId === undefined) {
-      providerId = this.providerIds.size + 1;
+      providerId = sent.providerId = this.providerIds.size + 1;
       this.providerIds.set(text, providerId);
     } else {
-      params.provider = undefined; // left out of the frame
+      sent.provider = undefined; // left out of the frame
     }
-    params.providerId = providerId;
-    return this.conn.request(info, params, signal);
+    return this.conn.request(info, sent, signal);
   }
 
   /** SIGKILL: the worker holds no state that outlives it. */
   kill(): void {
+    this.ending ??= "the host stopped it";
     if (this.alive) this.child.kill("SIGKILL");
   }
 
@@ -194,6 +250,21 @@ export class WorkerProcess {
         `\nThe next request starts a fresh worker.`,
     );
   }
+}
+
+/** Resolves once every stream has ended or closed, or after `ms`, whichever is first. */
+function drained(streams: Readable[], ms: number): Promise<void> {
+  const ends = streams.map(
+    (s) =>
+      new Promise<void>((resolve) => {
+        if (s.readableEnded || s.destroyed) return resolve();
+        s.once("end", resolve);
+        s.once("close", resolve);
+      }),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([Promise.all(ends).then(() => undefined), late]).finally(() => clearTimeout(timer));
 }
 
 function describeExit(exit: WorkerExit): string {

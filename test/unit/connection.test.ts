@@ -2,11 +2,12 @@
 // worker never sends messages outside the protocol, so these cases need a fake
 // one. A result is checked whole by its method's schema; a result that breaks
 // it fails only its own request, a message outside the protocol stops the
-// channel, and a late answer is dropped.
+// channel, and a late answer is dropped. A request that cannot have reached
+// the worker is told apart from one that may have.
 import { expect } from "chai";
 import { Duplex } from "node:stream";
 import { CallSignal } from "../../src/host/call-signal.js";
-import { ChannelBrokenError, RpcConnection, RpcError, type RequestInfo } from "../../src/python-bridge/connection.js";
+import { ChannelBrokenError, RpcConnection, RpcError, UndeliveredError, type RequestInfo } from "../../src/python-bridge/connection.js";
 import { encodeFrame, FrameDecoder } from "../../src/python-bridge/framing.js";
 
 const create: RequestInfo = { method: "create", urn: "urn:pulumi:dev::p::pulumi-python:dynamic:Resource::r", operation: "Create" };
@@ -91,5 +92,76 @@ describe("worker channel: what the host accepts from a worker", function () {
     expect(failed.code).to.equal(-32000);
     expect(conn.inFlight).to.equal(0);
     expect(broken).to.deep.equal([]);
+  });
+});
+
+/** A syscall's error, as a socket write to a dead peer reports it. */
+const epipe = () => Object.assign(new Error("write EPIPE"), { code: "EPIPE", errno: -32, syscall: "write" });
+
+/** A connection whose stream fails every write: at once (in the write call), or later (after the write was queued). */
+function failing(when: "at once" | "later") {
+  const held: ((err?: Error) => void)[] = [];
+  const stream = new Duplex({
+    read() {},
+    write(_chunk: Buffer, _enc, cb) {
+      if (when === "at once") cb(epipe());
+      else held.push(cb);
+    },
+  });
+  stream.on("error", () => undefined);
+  const broken: Error[] = [];
+  const conn = new RpcConnection(stream, () => undefined, (reason) => broken.push(reason));
+  return { conn, stream, broken, held };
+}
+
+describe("worker channel: requests the worker cannot have received", function () {
+  it("after the channel ended, a request is refused undelivered, naming it, and nothing is written", async function () {
+    const { conn, sent, broken } = scripted();
+    const stream = (conn as unknown as { stream: Duplex }).stream;
+    stream.push(null);
+    await new Promise((r) => stream.once("end", r));
+    expect(conn.usable).to.equal(false);
+    expect(broken.map((b) => b.message)).to.deep.equal(["the worker closed its channel"]);
+    const r = await settle(conn.request(create, { urn: create.urn, providerId: 1 }));
+    expect(r.err).to.be.instanceOf(UndeliveredError);
+    expect(r.err!.message).to.equal(`Create ${create.urn}: it could not be sent to the Python worker: the worker closed its channel`);
+    await new Promise((r) => setImmediate(r));
+    expect(sent).to.deep.equal([]);
+  });
+
+  it("a write that fails in the call that sends it reached nothing: each request of its batch is undelivered", async function () {
+    const { conn } = failing("at once");
+    const rs = await Promise.all([1, 2, 3].map(() => settle(conn.request(create, { urn: create.urn, providerId: 1 }))));
+    for (const r of rs) {
+      expect(r.err).to.be.instanceOf(UndeliveredError);
+      expect(r.err!.message).to.equal(`Create ${create.urn}: it could not be sent to the Python worker: writing to its channel failed (write EPIPE)`);
+    }
+    expect(conn.usable).to.equal(false);
+    expect(conn.inFlight).to.equal(0);
+  });
+
+  it("a write that fails after it was queued may have reached the worker: its request waits for the owner's verdict", async function () {
+    const { conn, held } = failing("later");
+    const r = settle(conn.request(create, { urn: create.urn, providerId: 1 }));
+    while (held.length === 0) await new Promise((r) => setImmediate(r));
+    held[0](epipe());
+    await new Promise((r) => setImmediate(r));
+    expect(conn.inFlight).to.equal(1);
+    expect(conn.usable).to.equal(false);
+    conn.failAll((info) => new ChannelBrokenError(`${info.operation} ${info.urn}: the worker died`));
+    const settled = await r;
+    expect(settled.err).to.not.be.instanceOf(UndeliveredError);
+    expect(settled.err!.message).to.equal(`Create ${create.urn}: the worker died`);
+  });
+
+  it("a write refused by a stream already destroyed (an error with no syscall) never reached the socket: undelivered", async function () {
+    const { conn, stream } = failing("later");
+    // Destroyed in this tick: the channel's close event has not been heard yet when the request is written.
+    stream.destroy();
+    expect(conn.usable).to.equal(true);
+    const r = await settle(conn.request(create, { urn: create.urn, providerId: 1 }));
+    expect(r.err).to.be.instanceOf(UndeliveredError);
+    expect(r.err!.message).to.match(new RegExp(`^Create ${create.urn}: it could not be sent to the Python worker: writing to its channel failed \\(.*destroyed.*\\)$`));
+    expect(conn.inFlight).to.equal(0);
   });
 });
