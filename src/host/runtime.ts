@@ -20,8 +20,6 @@ export interface CallInfo {
   urn: string;
   /** Aborted when the engine cancels the call or the operation's timeout passes. */
   signal: CallSignal;
-  /** Releases the timeout timer once the operation settled. */
-  dispose?: () => void;
 }
 
 /** A bag of properties as the engine sent it; undefined when the request left it unset. */
