@@ -2,6 +2,7 @@
 // waiting, and every delay handed to the timers is recorded.
 import { expect } from "chai";
 import { armDeadline, MAX_TIMER_MS, systemScheduler, type Scheduler } from "../../src/host/deadline.js";
+import { workerSettings } from "../../src/python-bridge/spawn.js";
 
 /** A clock that moves only when told, and the timers due on it. */
 class FakeScheduler implements Scheduler {
@@ -123,5 +124,12 @@ describe("deadline: a time limit of any length", function () {
     } finally {
       process.off("warning", onWarning);
     }
+  });
+
+  it("the Python workers' health-check intervals from the environment are held to what one timer can wait", function () {
+    const set = workerSettings({ PULUMI_DYNAMIC_HOST_PING_INTERVAL_MS: "1e12", PULUMI_DYNAMIC_HOST_PING_TIMEOUT_MS: String(2 ** 31) });
+    expect(set.pingIntervalMs).to.equal(MAX_TIMER_MS);
+    expect(set.pingTimeoutMs).to.equal(MAX_TIMER_MS);
+    expect(workerSettings({ PULUMI_DYNAMIC_HOST_PING_INTERVAL_MS: "250" }).pingIntervalMs).to.equal(250);
   });
 });
