@@ -75,6 +75,7 @@ export class DynamicCore {
     // Refresh sends the state in `properties`; a user-driven get sends only `inputs`.
     const useInputs = this.inspect(call, "properties", () => isEmptyStruct(req.properties)) && req.inputs !== undefined && req.inputs !== null;
     const props = useInputs ? req.inputs : req.properties;
+    if (useInputs) call.propsField = "inputs";
     const provider = this.providerText(call, props, useInputs ? "inputs" : "properties");
     const outcome = await this.run(call, req, () => this.runtime.read(call, provider, req.id ?? "", props));
     const resp: ReadResponse = { id: outcome.id, properties: carryProvider(outcome.outs, props) };
