@@ -177,6 +177,22 @@ for (const language of ["nodejs", "python"] as const) {
         expect(await rawCall(p, "Read", read)).to.deep.equal({ code: INVALID_ARGUMENT, details: expected("Read", "u4", "inputs", ".i") });
         expect(p.stderr.slice(stderrMark)).to.equal("");
       });
+
+      it("Configure: the args are named (a plugin of its own, as the bad config stays stored)", async function () {
+        const q = await Plugin.launch("ours", { language });
+        try {
+          const req = field(2, Buffer.concat([entry("proj:a", stringValue("x")), entry("proj:bad")]));
+          expect(await rawCall(q, "Configure", req)).to.deep.equal({
+            code: INVALID_ARGUMENT,
+            details:
+              `Configure: the request's args holds a google.protobuf.Value with no kind set at args["proj:bad"]; ` +
+              "every Value must be one of null, number, string, bool, struct or list",
+          });
+          expect(q.stderr).to.equal("");
+        } finally {
+          await q.stop();
+        }
+      });
     });
   });
 }
