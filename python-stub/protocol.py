@@ -84,8 +84,9 @@ INTERNAL_ERROR = -32603
 USER_ERROR = -32000  # the user's code raised; data carries grpcCode/details/type/message
 LOAD_ERROR = -32001  # the provider could not be unpickled; data adds reason (what was wrong with the text)
 CANCELLED = -32002  # the host cancelled the request
+UNSET_VALUE = -32003  # a request bag holds a Value with no kind set; data carries field and path
 
-ERROR_KINDS = {USER_ERROR: "user", LOAD_ERROR: "load", CANCELLED: "cancelled"}
+ERROR_KINDS = {USER_ERROR: "user", LOAD_ERROR: "load", CANCELLED: "cancelled", UNSET_VALUE: "unset value"}
 
 
 class ProtocolError(Exception):

@@ -118,6 +118,15 @@ class LoadError(UserError):
         self.reason = reason
 
 
+class UnsetValue(Exception):
+    """A request bag holds a Value with no kind set: the request's fault, not the user's code's."""
+
+    def __init__(self, field, path):
+        super().__init__(f"the request's {field} holds a Value with no kind set")
+        self.field = field
+        self.path = path
+
+
 def _safe_str(e):
     try:
         return str(e)
@@ -294,6 +303,40 @@ def struct_of(raw):
     return s
 
 
+def request_bag(p, field, keep_unknowns=None):
+    """
+    The request param `field` as the SDK's deserialize_properties gives it to
+    the user's methods. A Value with no kind set makes the SDK raise a bare
+    `ValueError: Value not set`; that is answered as the request's fault, with
+    the path of the Value, looked for only then.
+    """
+    s = struct_of(p.get(field))
+    try:
+        return rpc.deserialize_properties(s, keep_unknowns)
+    except ValueError:
+        path = _unset_value_path(s)
+        if path is None:
+            raise
+        raise UnsetValue(field, path) from None
+
+
+def _unset_value_path(s):
+    """Keys and list indexes down to the first Value with no kind set (sorted keys, depth first), or None."""
+    pending = [(s.fields[k], [k]) for k in sorted(s.fields, reverse=True)]
+    while pending:
+        value, path = pending.pop()
+        kind = value.WhichOneof("kind")
+        if kind is None:
+            return path
+        if kind == "struct_value":
+            fields = value.struct_value.fields
+            pending.extend((fields[k], path + [k]) for k in sorted(fields, reverse=True))
+        elif kind == "list_value":
+            values = value.list_value.values
+            pending.extend((values[i], path + [i]) for i in range(len(values) - 1, -1, -1))
+    return None
+
+
 _thread_loops = threading.local()
 
 
@@ -338,14 +381,14 @@ def provider_for(text):
 
 
 def op_configure(p):
-    config = rpc.deserialize_properties(struct_of(p.get("args")))
+    config = request_bag(p, "args")
     PROVIDERS.config = {k: rpc.unwrap_rpc_secret(v) for k, v in config.items()}
     return {}
 
 
 def op_check(p):
-    olds = rpc.deserialize_properties(struct_of(p.get("olds")), True)
-    news = rpc.deserialize_properties(struct_of(p.get("news")), True)
+    olds = request_bag(p, "olds", True)
+    news = request_bag(p, "news", True)
     provider = provider_for(p["provider"])
     result = call_user(provider.check, olds, news)
     inputs = result.inputs
@@ -359,8 +402,8 @@ def op_check(p):
 
 
 def op_diff(p):
-    olds = rpc.deserialize_properties(struct_of(p.get("olds")), True)
-    news = rpc.deserialize_properties(struct_of(p.get("news")), True)
+    olds = request_bag(p, "olds", True)
+    news = request_bag(p, "news", True)
     provider = provider_for(p["provider"])
     result = call_user(provider.diff, p["id"], olds, news)
     fields = {}
@@ -379,7 +422,7 @@ def op_diff(p):
 
 
 def op_create(p):
-    props = rpc.deserialize_properties(struct_of(p.get("props")))
+    props = request_bag(p, "props")
     provider = provider_for(p["provider"])
     result = call_user(provider.create, props)
     outs = result.outs if result.outs is not None else {}
@@ -390,7 +433,7 @@ def op_create(p):
 
 
 def op_read(p):
-    props = rpc.deserialize_properties(struct_of(p.get("props")))
+    props = request_bag(p, "props")
     provider = provider_for(p["provider"])
     result = call_user(provider.read, p["id"], props)
     outs = result.outs
@@ -406,8 +449,8 @@ def op_read(p):
 
 
 def op_update(p):
-    olds = rpc.deserialize_properties(struct_of(p.get("olds")))
-    news = rpc.deserialize_properties(struct_of(p.get("news")))
+    olds = request_bag(p, "olds")
+    news = request_bag(p, "news")
     provider = provider_for(p["provider"])
     result = call_user(provider.update, p["id"], olds, news)
     outs = {}
@@ -418,7 +461,7 @@ def op_update(p):
 
 
 def op_delete(p):
-    props = rpc.deserialize_properties(struct_of(p.get("props")))
+    props = request_bag(p, "props")
     provider = provider_for(p["provider"])
     call_user(provider.delete, p["id"], props)
     return {}
@@ -543,6 +586,8 @@ class Worker:
             self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": result})
         except Cancelled:
             self.reply_error(req_id, protocol.CANCELLED, f"{method} was cancelled", None)
+        except UnsetValue as e:
+            self.reply_error(req_id, protocol.UNSET_VALUE, str(e), {"field": e.field, "path": e.path})
         except LoadError as e:
             self.reply_error(req_id, protocol.LOAD_ERROR, e.message, _error_data(e))
         except UserError as e:

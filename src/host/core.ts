@@ -5,6 +5,7 @@
 // runtime does the language-specific part.
 import * as grpc from "@grpc/grpc-js";
 import { CallSignal } from "./call-signal.js";
+import { armDeadline } from "./deadline.js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
 import { BadRequestError, CancelledError } from "./errors.js";
 import type { Mode } from "./modes.js";
@@ -52,20 +53,20 @@ export class DynamicCore {
   async check(req: CheckRequest, signal: CallSignal): Promise<CheckResponse> {
     const call = this.callInfo("Check", req, signal);
     const provider = this.newOrOldProvider(call, req.olds, req.news);
-    const outcome = await this.run(call, () => this.runtime.check(call, provider, req.olds, req.news));
+    const outcome = await this.run(call, req, () => this.runtime.check(call, provider, req.olds, req.news));
     return { inputs: carryProvider(outcome.inputs, req.news), failures: outcome.failures };
   }
 
   async diff(req: DiffRequest, signal: CallSignal): Promise<DiffResponseFields> {
     const call = this.callInfo("Diff", req, signal);
     const provider = this.newOrOldProvider(call, req.olds, req.news);
-    return diffResponse(await this.run(call, () => this.runtime.diff(call, provider, req.id ?? "", req.olds, req.news)));
+    return diffResponse(await this.run(call, req, () => this.runtime.diff(call, provider, req.id ?? "", req.olds, req.news)));
   }
 
   async create(req: CreateRequest, signal: CallSignal): Promise<CreateResponse> {
     const call = this.callInfo("Create", req, signal);
     const provider = this.providerText(call, req.properties, "properties");
-    const outcome = await this.run(call, () => this.runtime.create(call, provider, req.properties));
+    const outcome = await this.run(call, req, () => this.runtime.create(call, provider, req.properties));
     return { id: outcome.id, properties: carryProvider(outcome.outs, req.properties) };
   }
 
@@ -74,8 +75,9 @@ export class DynamicCore {
     // Refresh sends the state in `properties`; a user-driven get sends only `inputs`.
     const useInputs = this.inspect(call, "properties", () => isEmptyStruct(req.properties)) && req.inputs !== undefined && req.inputs !== null;
     const props = useInputs ? req.inputs : req.properties;
+    if (useInputs) call.propsField = "inputs";
     const provider = this.providerText(call, props, useInputs ? "inputs" : "properties");
-    const outcome = await this.run(call, () => this.runtime.read(call, provider, req.id ?? "", props));
+    const outcome = await this.run(call, req, () => this.runtime.read(call, provider, req.id ?? "", props));
     const resp: ReadResponse = { id: outcome.id, properties: carryProvider(outcome.outs, props) };
     if (outcome.inputs) resp.inputs = carryProvider(outcome.inputs, props);
     return resp;
@@ -85,7 +87,7 @@ export class DynamicCore {
     const call = this.callInfo("Update", req, signal);
     // The new code runs an update: news always holds the provider (no unknowns outside preview).
     const provider = this.providerText(call, req.news, "news");
-    const outcome = await this.run(call, () => this.runtime.update(call, provider, req.id ?? "", req.olds, req.news));
+    const outcome = await this.run(call, req, () => this.runtime.update(call, provider, req.id ?? "", req.olds, req.news));
     return { properties: carryProvider(outcome.outs, req.news) };
   }
 
@@ -93,7 +95,7 @@ export class DynamicCore {
     const call = this.callInfo("Delete", req, signal);
     // The state's provider, i.e. the code that created or last updated the resource.
     const provider = this.providerText(call, req.properties, "properties");
-    await this.run(call, () => this.runtime.delete(call, provider, req.id ?? "", req.properties));
+    await this.run(call, req, () => this.runtime.delete(call, provider, req.id ?? "", req.properties));
   }
 
   /** The engine's Cancel: every in-flight operation that can be interrupted is asked to stop. */
@@ -104,16 +106,28 @@ export class DynamicCore {
   /**
    * Runs one operation until it settles or its call is abandoned (the engine
    * cancelled the RPC, or the request's timeout passed): then the answer is
-   * the abort reason at once, and a late result is dropped.
+   * the abort reason at once, and a late result is dropped. The timeout is
+   * armed here, not when the call is named, so a request refused before its
+   * operation starts leaves no timer behind; it is disarmed when the
+   * operation settles.
    */
-  private run<T>(call: CallInfo, work: () => Promise<T>): Promise<T> {
+  private run<T>(call: CallInfo, req: ResourceRequest, work: () => Promise<T>): Promise<T> {
     const signal = call.signal;
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<T>((resolve, reject) => {
       const off = signal.onAbort(reject);
+      const disarm = armDeadline(timeLimitMs(req), () => {
+        signal.abort(
+          new CancelledError(
+            `${call.operation} ${call.urn}: did not finish within the ${req.timeout} s timeout set for this resource (customTimeouts); ` +
+              `the provider was asked to stop, and code that cannot be interrupted may still be running`,
+            grpc.status.DEADLINE_EXCEEDED,
+          ),
+        );
+      });
       const done = () => {
         off();
-        call.dispose?.();
+        disarm();
       };
       work().then(
         (v) => {
@@ -128,7 +142,11 @@ export class DynamicCore {
     });
   }
 
-  /** Names the call, refuses a resource of the other language's package, and arms its timeout. */
+  /**
+   * Names the call and refuses a resource of the other language's package. A
+   * call with a time limit gets a signal of its own (fed by the engine's
+   * cancellation) that run() aborts when the limit passes.
+   */
   private callInfo(operation: Operation, req: ResourceRequest, signal: CallSignal): CallInfo {
     const urn = req.urn ?? "";
     for (const token of [req.type ?? "", typeOfUrn(urn)]) {
@@ -140,24 +158,10 @@ export class DynamicCore {
         );
       }
     }
-    const seconds = req.timeout ?? 0;
-    if (!(seconds > 0) || !Number.isFinite(seconds)) return { operation, urn, signal };
+    if (timeLimitMs(req) === 0) return { operation, urn, signal };
     const limited = new CallSignal();
-    const off = signal.onAbort((reason) => limited.abort(reason));
-    const timer = setTimeout(() => {
-      limited.abort(
-        new CancelledError(
-          `${operation} ${urn}: did not finish within the ${seconds} s timeout set for this resource (customTimeouts); ` +
-            `the provider was asked to stop, and code that cannot be interrupted may still be running`,
-          grpc.status.DEADLINE_EXCEEDED,
-        ),
-      );
-    }, seconds * 1000);
-    const dispose = () => {
-      clearTimeout(timer);
-      off();
-    };
-    return { operation, urn, signal: limited, dispose };
+    signal.onAbort((reason) => limited.abort(reason));
+    return { operation, urn, signal: limited };
   }
 
   /** The serialized provider text in `bag`, or a clear error naming the resource, method and property. */
@@ -193,6 +197,16 @@ export class DynamicCore {
       throw new BadRequestError(`${call.operation} ${call.urn || "(no urn)"}: the request's ${bagName} is ${e.message}`, grpc.status.INVALID_ARGUMENT);
     }
   }
+}
+
+/**
+ * The request's time limit in milliseconds, or 0 for none: any positive
+ * number of seconds whose milliseconds are finite, however long (a deadline
+ * of any length is kept, ./deadline.ts); 0, unset, negative or NaN mean none.
+ */
+function timeLimitMs(req: ResourceRequest): number {
+  const ms = (req.timeout ?? 0) * 1000;
+  return ms > 0 && Number.isFinite(ms) ? ms : 0;
 }
 
 /** `outs` with the request bag's `__provider` value set (or overwritten), exactly as it came in. */

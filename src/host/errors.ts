@@ -2,7 +2,9 @@
 // them into the gRPC status the engine receives. Adapters throw these; nothing
 // else in the host builds a status by hand.
 import * as grpc from "@grpc/grpc-js";
+import { boundErrorText, boundErrorTexts, MAX_ERROR_TEXT_BYTES } from "./error-text.js";
 import { finish, INIT_FAILED_TYPE_URL, InitFailedType, StatusType } from "./proto.js";
+import { redact } from "./redaction.js";
 import type { WireStruct } from "./wire.js";
 
 /** A partial failure: the resource exists (it has an id) but did not initialise. */
@@ -68,21 +70,41 @@ export interface StatusAnswer {
   metadata: grpc.Metadata;
 }
 
-/** Maps any thrown value to the status sent to the engine. Unknown errors are host bugs and say so. */
-export function toStatus(err: unknown, where: string): StatusAnswer {
+/** What toStatus knows of the request being answered. */
+export interface StatusContext {
+  /** The request's URN, if it has one: a text cut for size is prefixed with the RPC and this. */
+  urn?: string;
+  /** Plaintexts that must not be sent (./redaction.ts). */
+  secrets?: readonly string[];
+}
+
+/**
+ * Maps any thrown value to the status sent to the engine. Unknown errors are
+ * host bugs and say so. Every text it sends (the details, an init failure's
+ * reasons) first has the context's secrets replaced (./redaction.ts), then is
+ * bounded in size (./error-text.ts): this is the one place both happen.
+ */
+export function toStatus(err: unknown, where: string, context: StatusContext = {}): StatusAnswer {
   const metadata = new grpc.Metadata();
+  const secrets = context.secrets ?? [];
+  const subject = context.urn ? `${where} ${context.urn}` : where;
+  const send = (text: string) => boundErrorText(redact(text, secrets), MAX_ERROR_TEXT_BYTES, subject);
   if (err instanceof UserOperationError) {
-    if (err.initFailed) metadata.add("grpc-status-details-bin", encodeInitFailed(err.code, err.details, err.initFailed));
+    const details = send(err.details);
+    if (err.initFailed) {
+      const reasons = boundErrorTexts(err.initFailed.reasons.map((r) => redact(r, secrets)));
+      metadata.add("grpc-status-details-bin", encodeInitFailed(err.code, details, { ...err.initFailed, reasons }));
+    }
     if (err.trailers) metadata.merge(err.trailers);
-    return { code: err.code, details: err.details, metadata };
+    return { code: err.code, details, metadata };
   }
-  if (err instanceof ProviderResultError) return { code: grpc.status.UNKNOWN, details: err.message, metadata };
-  if (err instanceof BadRequestError) return { code: err.code, details: err.message, metadata };
-  if (err instanceof NotImplementedError) return { code: err.code, details: err.message, metadata };
-  if (err instanceof CancelledError) return { code: err.code, details: err.message, metadata };
-  if (err instanceof WorkerDiedError) return { code: grpc.status.UNAVAILABLE, details: err.message, metadata };
+  if (err instanceof ProviderResultError) return { code: grpc.status.UNKNOWN, details: send(err.message), metadata };
+  if (err instanceof BadRequestError) return { code: err.code, details: send(err.message), metadata };
+  if (err instanceof NotImplementedError) return { code: err.code, details: send(err.message), metadata };
+  if (err instanceof CancelledError) return { code: err.code, details: send(err.message), metadata };
+  if (err instanceof WorkerDiedError) return { code: grpc.status.UNAVAILABLE, details: send(err.message), metadata };
   const message = err instanceof Error ? err.stack ?? err.message : String(err);
-  return { code: grpc.status.INTERNAL, details: `pulumi-dynamic-host internal error in ${where}: ${message}`, metadata };
+  return { code: grpc.status.INTERNAL, details: send(`pulumi-dynamic-host internal error in ${where}: ${message}`), metadata };
 }
 
 /**

@@ -20,8 +20,11 @@ export interface CallInfo {
   urn: string;
   /** Aborted when the engine cancels the call or the operation's timeout passes. */
   signal: CallSignal;
-  /** Releases the timeout timer once the operation settled. */
-  dispose?: () => void;
+  /**
+   * The request field a `props` argument came from, for messages naming it:
+   * "properties" when unset; Read of a resource by id reads "inputs".
+   */
+  propsField?: string;
 }
 
 /** A bag of properties as the engine sent it; undefined when the request left it unset. */

@@ -6,9 +6,10 @@ import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { DynamicCore } from "./core.js";
 import { NotImplementedError } from "./errors.js";
-import { refusedStream, unary } from "./grpc-adapter.js";
+import { redactingUnary, refusedStream } from "./grpc-adapter.js";
 import type { Mode } from "./modes.js";
 import { finish, ResourceProviderService } from "./proto.js";
+import { Redaction } from "./redaction.js";
 import type { DynamicRuntime } from "./runtime.js";
 import { EncodedStruct, encodedTwin } from "./struct-bytes.js";
 import { encodeStruct, type AnyStruct } from "./wire.js";
@@ -76,6 +77,9 @@ function encodeWithBytes(type: protobuf.Type, message: object): protobuf.Writer 
 export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplementation {
   const { mode } = opts;
   const core = new DynamicCore(mode, opts.runtime);
+  // Every answer's error text is kept free of the secrets the requests and the config mark.
+  const redaction = new Redaction();
+  const unary = redactingUnary(redaction);
   const refuse = (rpc: string) =>
     unary(rpc, () => {
       throw new NotImplementedError(mode.unimplemented(rpc));
@@ -88,7 +92,9 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
     CheckConfig: refuse("CheckConfig"),
     DiffConfig: refuse("DiffConfig"),
     Configure: unary("Configure", async (req: Req) => {
-      await core.configure(bags(req, "args").args);
+      const { args } = bags(req, "args");
+      redaction.rememberConfig(args);
+      await core.configure(args);
       return {};
     }),
     Invoke: unary("Invoke", (req: { tok?: string }) => {

@@ -49,7 +49,9 @@ type Kind = "null" | "number" | "string" | "bool" | "struct" | "list" | "unset";
  * Which member of a Value is set. Decoded messages keep proto3 defaults on their
  * prototype, so presence is an own property, never a truthy read.
  */
-export function valueKind(v: WireValue): Kind {
+export function valueKind(v: WireValue | null | undefined): Kind {
+  // A map entry without its value decodes to null: a Value with nothing set.
+  if (v === null || v === undefined) return "unset";
   if (hasOwn(v, "stringValue") && v.stringValue !== undefined && v.stringValue !== null) return "string";
   if (hasOwn(v, "structValue") && v.structValue) return "struct";
   if (hasOwn(v, "numberValue") && v.numberValue !== undefined && v.numberValue !== null) return "number";
@@ -176,8 +178,76 @@ export function valueToJs(v: WireValue): unknown {
       for (let i = 0; i < values.length; i++) out.push(valueToJs(values[i]));
       return out;
     }
-    default: throw new Error("Unexpected struct type");
+    default: throw new UnsetValueError();
   }
+}
+
+/**
+ * A Value of a request bag has none of its kinds set (or a map entry has no
+ * value at all). The engine never sends one; no SDK can show it to a user.
+ * Thrown without the place, which unsetValuePath finds when it is reported.
+ */
+export class UnsetValueError extends Error {
+  override name = "UnsetValueError";
+  constructor() {
+    super("a google.protobuf.Value with no kind set");
+  }
+}
+
+/**
+ * Where the first Value with no kind set is in `s`, as a path below it
+ * (`.a[2]["b c"]`, "" for none found): walked without recursion, so any depth
+ * is fine. For error messages only: it decodes an encoded Struct.
+ */
+export function unsetValuePath(s: AnyStruct | null | undefined): string | undefined {
+  const pending: [WireValue | null | undefined, string][] = [];
+  const pushFields = (fields: Record<string, WireValue>, at: string) => {
+    const keys = Object.keys(fields).sort().reverse();
+    for (const k of keys) pending.push([fields[k], at + pathSegment(k)]);
+  };
+  pushFields(structFields(s), "");
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, at] = next;
+    switch (valueKind(v)) {
+      case "unset":
+        return at;
+      case "struct":
+        pushFields(v!.structValue!.fields ?? {}, at);
+        break;
+      case "list": {
+        const values = v!.listValue!.values ?? [];
+        for (let i = values.length - 1; i >= 0; i--) pending.push([values[i], at + pathSegment(i)]);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return undefined;
+}
+
+/** A path below a bag, from its keys and list indexes: `.a[2]["b c"]`. */
+export function propertyPath(segments: readonly (string | number)[]): string {
+  let out = "";
+  for (const s of segments) out += pathSegment(s);
+  return out;
+}
+
+function pathSegment(s: string | number): string {
+  if (typeof s === "number") return `[${s}]`;
+  return IDENTIFIER.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`;
+}
+
+/**
+ * What is wrong with a request whose bag `bagName` holds a Value with no kind
+ * at `path` (from unsetValuePath), in the words both adapters use.
+ */
+export function unsetValueProblem(bagName: string, path: string | undefined): string {
+  const where = path === undefined ? "" : ` at ${bagName}${path}`;
+  return (
+    `the request's ${bagName} holds a google.protobuf.Value with no kind set${where}; ` +
+    `every Value must be one of null, number, string, bool, struct or list`
+  );
 }
 
 // ---------------------------------------------------------------------------

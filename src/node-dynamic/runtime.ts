@@ -4,7 +4,7 @@
 // Node reference plugin (shared/reference-behavior.md §3, §5, D-rows); where we
 // deliberately differ, docs/parity.md says so and a test shows it.
 import * as grpc from "@grpc/grpc-js";
-import { ProviderResultError, UserOperationError } from "../host/errors.js";
+import { BadRequestError, ProviderResultError, UserOperationError } from "../host/errors.js";
 import type {
   Bag,
   CallInfo,
@@ -18,8 +18,11 @@ import type {
 import {
   PROVIDER_KEY,
   UnexpectedStructTypeError,
+  UnsetValueError,
   jsToStruct,
   structToJs,
+  unsetValuePath,
+  unsetValueProblem,
   unwrapSecret,
   type WireStruct,
 } from "../host/wire.js";
@@ -38,7 +41,14 @@ export class NodeRuntime implements DynamicRuntime {
 
   async configure(args: Bag): Promise<void> {
     const config: Obj = {};
-    for (const [k, v] of Object.entries(structToJs(args))) {
+    let values: Obj;
+    try {
+      values = structToJs(args);
+    } catch (e) {
+      if (e instanceof UnsetValueError) throw new BadRequestError(`Configure: ${unsetValueProblem("args", unsetValuePath(args))}`);
+      throw e;
+    }
+    for (const [k, v] of Object.entries(values)) {
       if (k === PROVIDER_KEY) continue;
       config[k] = unwrapSecret(v);
     }
@@ -47,8 +57,8 @@ export class NodeRuntime implements DynamicRuntime {
 
   check(call: CallInfo, text: string, oldsBag: Bag, newsBag: Bag): Promise<CheckOutcome> {
     return this.echoing(call, async () => {
-      const olds = structToJs(oldsBag);
-      const news = structToJs(newsBag);
+      const olds = requestBag(call, "olds", oldsBag);
+      const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, text);
       let inputs: any = news;
       let failures: any = [];
@@ -67,8 +77,8 @@ export class NodeRuntime implements DynamicRuntime {
 
   diff(call: CallInfo, text: string, id: string, oldsBag: Bag, newsBag: Bag): Promise<DiffOutcome> {
     return this.echoing(call, async () => {
-      const olds = structToJs(oldsBag);
-      const news = structToJs(newsBag);
+      const olds = requestBag(call, "olds", oldsBag);
+      const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, text);
       if (!provider.diff) return { changes: "unknown", replaces: [], deleteBeforeReplace: false };
       const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news));
@@ -82,7 +92,7 @@ export class NodeRuntime implements DynamicRuntime {
 
   create(call: CallInfo, text: string, propsBag: Bag): Promise<CreateOutcome> {
     return this.failing(call, async () => {
-      const props = structToJs(propsBag);
+      const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, text);
       const result = expectObject(call, "create", await (provider as Obj).create(props));
       const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
@@ -92,7 +102,7 @@ export class NodeRuntime implements DynamicRuntime {
 
   read(call: CallInfo, text: string, id: string, propsBag: Bag): Promise<ReadOutcome> {
     return this.echoing(call, async () => {
-      const props = structToJs(propsBag);
+      const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, text);
       // Without a read method the state goes back exactly as it came.
       if (!provider.read) return { id, outs: propsBag ?? { fields: {} } };
@@ -109,8 +119,8 @@ export class NodeRuntime implements DynamicRuntime {
 
   update(call: CallInfo, text: string, id: string, oldsBag: Bag, newsBag: Bag): Promise<UpdateOutcome> {
     return this.failing(call, async () => {
-      const olds = structToJs(oldsBag);
-      const news = structToJs(newsBag);
+      const olds = requestBag(call, "olds", oldsBag);
+      const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, text);
       let result: Obj = {};
       if (provider.update) result = (await (provider as Obj).update(id, olds, news)) || {};
@@ -121,7 +131,7 @@ export class NodeRuntime implements DynamicRuntime {
 
   delete(call: CallInfo, text: string, id: string, propsBag: Bag): Promise<void> {
     return this.echoing(call, async () => {
-      const props = structToJs(propsBag);
+      const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, text);
       if (provider.delete) await (provider as Obj).delete(id, props);
     });
@@ -180,7 +190,23 @@ export class NodeRuntime implements DynamicRuntime {
 }
 
 function isHostError(e: unknown): boolean {
-  return e instanceof ProviderResultError || e instanceof UserOperationError;
+  return e instanceof ProviderResultError || e instanceof UserOperationError || e instanceof BadRequestError;
+}
+
+/**
+ * A request bag as the provider's methods receive it. A Value with no kind
+ * set in it is the request's fault, not the user's: a bad request naming the
+ * method, the resource and where the Value is.
+ */
+function requestBag(call: CallInfo, name: string, bag: Bag): Obj {
+  try {
+    return structToJs(bag);
+  } catch (e) {
+    if (e instanceof UnsetValueError) {
+      throw new BadRequestError(`${call.operation} ${call.urn || "(no urn)"}: ${unsetValueProblem(name, unsetValuePath(bag))}`);
+    }
+    throw e;
+  }
 }
 
 /** grpc-js's serverErrorToStatus: an integer `code` (a real status, 1–16) is kept, with `details` if it is a string. */

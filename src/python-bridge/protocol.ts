@@ -64,6 +64,8 @@ export const ErrorCodes = {
   UserError: -32000,
   LoadError: -32001,
   Cancelled: -32002,
+  /** A request bag holds a Value with no kind set: `data` is unsetValueData. */
+  UnsetValue: -32003,
 } as const;
 
 const kindSchema: Record<FieldKind, z.ZodType> = {
@@ -97,6 +99,14 @@ export const loadSchema = objectSchema(NOTIFICATIONS["$/load"]);
  */
 export const userErrorData = z
   .object({ grpcCode: z.number().int(), details: z.string(), type: z.string(), message: z.string(), reason: z.string().optional() })
+  .strict();
+
+/**
+ * Where the worker found a Value with no kind set: the request param (props,
+ * olds, news, args) and the path below it, keys and list indexes.
+ */
+export const unsetValueData = z
+  .object({ field: z.string(), path: z.array(z.union([z.string(), z.number().int()])) })
   .strict();
 
 const id = z.number().int();

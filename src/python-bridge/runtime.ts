@@ -16,10 +16,10 @@ import type {
   UpdateOutcome,
 } from "../host/runtime.js";
 import { EncodedStruct, StructBytesError } from "../host/struct-bytes.js";
-import { encodeStruct } from "../host/wire.js";
+import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire.js";
 import { ChannelBrokenError, RpcError } from "./connection.js";
 import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.js";
-import { ErrorCodes, userErrorData, type Method } from "./protocol.js";
+import { ErrorCodes, unsetValueData, userErrorData, type Method } from "./protocol.js";
 import type { WorkerPool } from "./pool.js";
 
 /** A bag of the worker's answer, passed on as the bytes it is; its top level is checked here. */
@@ -56,8 +56,14 @@ export class PythonRuntime implements DynamicRuntime {
 
   constructor(readonly pool: WorkerPool) {}
 
-  configure(args: Bag): Promise<void> {
-    return this.pool.configure(encodeStruct(args));
+  async configure(args: Bag): Promise<void> {
+    try {
+      await this.pool.configure(encodeStruct(args));
+    } catch (e) {
+      const data = e instanceof RpcError && e.code === ErrorCodes.UnsetValue ? unsetValueData.safeParse(e.data) : undefined;
+      if (data?.success) throw new BadRequestError(`Configure: ${unsetValueProblem("args", propertyPath(data.data.path))}`);
+      throw e;
+    }
   }
 
   async check(call: CallInfo, provider: string, olds: Bag, news: Bag): Promise<CheckOutcome> {
@@ -146,6 +152,13 @@ export class PythonRuntime implements DynamicRuntime {
           const data = userErrorData.safeParse(e.data);
           if (data.success && e.code === ErrorCodes.LoadError) throw loadFailure(call, facts, data.data);
           if (data.success) throw new UserOperationError(data.data.grpcCode, data.data.details);
+        }
+        if (e.code === ErrorCodes.UnsetValue) {
+          const data = unsetValueData.safeParse(e.data);
+          if (data.success) {
+            const field = data.data.field === "props" ? (call.propsField ?? "properties") : data.data.field;
+            throw new BadRequestError(`${call.operation} ${call.urn || "(no urn)"}: ${unsetValueProblem(field, propertyPath(data.data.path))}`);
+          }
         }
         if (e.code === ErrorCodes.Cancelled) throw new CancelledError(`${call.operation} ${call.urn}: ${e.message}`);
         throw new ChannelBrokenError(`${call.operation} ${call.urn}: the Python worker refused the request (${e.code}): ${e.message}`);

@@ -6,6 +6,7 @@
 import { execa } from "execa";
 import path from "node:path";
 import { assetDirectory } from "../host/assets.js";
+import { MAX_TIMER_MS } from "../host/deadline.js";
 import type { Interpreter } from "./interpreter.js";
 
 /** The worker script: in the package, or extracted from the single executable on first use. */
@@ -19,9 +20,10 @@ export function workerScript(): string {
  * take to answer before it is considered hung and replaced.
  */
 export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
+  // At most what one Node timer holds: a longer interval would become 1 ms (a health check storm).
   const ms = (name: string, dflt: number) => {
     const v = Number(env[name]);
-    return Number.isFinite(v) && v > 0 ? v : dflt;
+    return Number.isFinite(v) && v > 0 ? Math.min(v, MAX_TIMER_MS) : dflt;
   };
   return {
     script: env.PULUMI_DYNAMIC_HOST_WORKER_SCRIPT || workerScript(),

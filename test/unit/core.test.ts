@@ -251,6 +251,22 @@ describe("core: timeouts and cancellation", function () {
     expect(rt.calls[0].call.signal.aborted).to.equal(true);
   });
 
+  it("a timeout beyond what one Node timer holds (720h, 1e9 s) is kept, not turned into an immediate deadline", async function () {
+    class Slow extends FakeRuntime {
+      override async create(call: CallInfo, provider: string) {
+        // Longer than the 1 ms an overflowed timer fires after; the timer armed before this one fires first.
+        await new Promise((r) => setTimeout(r, 10));
+        return super.create(call, provider);
+      }
+    }
+    for (const timeout of [2_592_000, 1e9]) {
+      const rt = new Slow();
+      const out = await new DynamicCore(NODEJS, rt).create({ urn, properties: s({ __provider: "p" }), timeout }, new CallSignal());
+      expect(out.id).to.equal("id1");
+      expect(rt.calls[0].call.signal.aborted).to.equal(false);
+    }
+  });
+
   it("answers CANCELLED at once when the engine abandons the call", async function () {
     const core = new DynamicCore(NODEJS, new Hanging());
     const abort = new CallSignal();

@@ -9,6 +9,7 @@ import {
   structToJs,
   unwrapSecret,
   UnexpectedStructTypeError,
+  UnsetValueError,
   valueKind,
   withField,
   stringField,
@@ -95,7 +96,7 @@ describe("wire: Struct ⇄ JavaScript", function () {
     expect(valueKind(decoded.fields.f)).to.equal("bool");
     expect(valueKind(decoded.fields.n)).to.equal("null");
     expect(valueKind({})).to.equal("unset");
-    expect(() => structToJs({ fields: { k: {} } })).to.throw("Unexpected struct type");
+    expect(() => structToJs({ fields: { k: {} } })).to.throw(UnsetValueError);
   });
 
   it("withField copies and never mutates the source bag", function () {
