@@ -82,13 +82,9 @@ function roundTrip(c: Case, spec: RequestSpec, o: Observation, language: string,
   const sent = spec.bags?.[PROVIDER_BAG[c.method]];
   if (field === undefined || sent === undefined) return;
   const dropNulls = language === "python";
-  try {
-    const want = canonStruct(Buffer.isBuffer(sent) ? sent : encodeStruct(sent), dropNulls);
-    const got = canonStruct(lastBody(readFields(o.body), field) ?? Buffer.alloc(0), dropNulls);
-    if (got !== want) v("data-loss", `the echo differs from what was sent: ${firstDifference(want, got)}`);
-  } catch (e) {
-    if (!(e instanceof RangeError)) throw e;
-  }
+  const want = canonStruct(Buffer.isBuffer(sent) ? sent : encodeStruct(sent), dropNulls);
+  const got = canonStruct(lastBody(readFields(o.body), field) ?? Buffer.alloc(0), dropNulls);
+  if (got !== want) v("data-loss", `the echo differs from what was sent: ${firstDifference(want, got)}`);
 }
 
 function firstDifference(want: string, got: string): string {

@@ -90,42 +90,79 @@ const V_NULL = 1, V_NUMBER = 2, V_STRING = 3, V_BOOL = 4, V_STRUCT = 5, V_LIST =
  * A Struct's canonical text: keys sorted, the last of duplicate keys kept (map
  * semantics), -0 and NaN told apart, a Value with no kind shown as `unset`.
  * `dropNulls` drops null members of Structs at every level (what the Python
- * SDK's deserialize_properties does), keeping nulls in lists. One frame per
- * level of nesting, so answers thousands of levels deep can be read.
+ * SDK's deserialize_properties does), keeping nulls in lists. Written with a
+ * work list instead of recursion, so answers thousands of levels deep can be read.
  */
 export function canonStruct(buf: Buffer, dropNulls = false): string {
-  const entries = new Map<string, string>();
-  for (const f of readFields(buf)) {
-    if (f.field !== STRUCT_FIELDS || !f.body) continue;
-    let key = "";
-    let value = "unset";
-    for (const g of readFields(f.body)) {
-      if (g.field === ENTRY_KEY && g.body) key = g.body.toString("utf8");
-      if (g.field === ENTRY_VALUE && g.body) value = canonValue(g.body, dropNulls);
-    }
-    entries.delete(key);
-    if (!(dropNulls && value === "null")) entries.set(key, value);
-  }
-  return `{${[...entries.keys()].sort().map((k) => `${JSON.stringify(k)}:${entries.get(k)}`).join(",")}}`;
+  return canon({ struct: buf }, dropNulls);
 }
 
 export function canonValue(buf: Buffer, dropNulls = false): string {
-  let out = "unset";
-  for (const f of readFields(buf)) {
-    switch (f.field) {
-      case V_NULL: out = "null"; break;
-      case V_NUMBER: {
-        const x = f.body!.readDoubleLE(0);
-        out = Object.is(x, -0) ? "-0" : String(x);
-        break;
+  return canon({ value: buf }, dropNulls);
+}
+
+type Task = { struct: Buffer } | { value: Buffer } | { text: string };
+
+/** The member of a Value that is set (the last one on the wire, as for any oneof), or undefined. */
+function kindOf(value: Buffer): ReadField | undefined {
+  let kind: ReadField | undefined;
+  for (const f of readFields(value)) if (f.field >= V_NULL && f.field <= V_LIST) kind = f;
+  return kind;
+}
+
+function canon(first: Task, dropNulls: boolean): string {
+  const out: string[] = [];
+  const todo: Task[] = [first];
+  // Tasks are pushed in reverse, so they come off the list in reading order.
+  const pushAll = (tasks: Task[]) => {
+    for (let i = tasks.length - 1; i >= 0; i--) todo.push(tasks[i]);
+  };
+  while (todo.length > 0) {
+    const t = todo.pop()!;
+    if ("text" in t) {
+      out.push(t.text);
+    } else if ("struct" in t) {
+      const entries = new Map<string, Buffer>();
+      for (const f of readFields(t.struct)) {
+        if (f.field !== STRUCT_FIELDS || !f.body) continue;
+        let key = "";
+        let value: Buffer = Buffer.alloc(0);
+        for (const g of readFields(f.body)) {
+          if (g.field === ENTRY_KEY && g.body) key = g.body.toString("utf8");
+          if (g.field === ENTRY_VALUE && g.body) value = g.body;
+        }
+        entries.delete(key);
+        if (!(dropNulls && kindOf(value)?.field === V_NULL)) entries.set(key, value);
       }
-      case V_STRING: out = JSON.stringify(f.body!.toString("utf8")); break;
-      case V_BOOL: out = f.int ? "true" : "false"; break;
-      case V_STRUCT: out = canonStruct(f.body!, dropNulls); break;
-      case V_LIST: out = `[${readFields(f.body!).filter((g) => g.field === LIST_VALUES).map((g) => canonValue(g.body!, dropNulls)).join(",")}]`; break;
+      const tasks: Task[] = [{ text: "{" }];
+      [...entries.keys()].sort().forEach((k, i) => tasks.push({ text: `${i > 0 ? "," : ""}${JSON.stringify(k)}:` }, { value: entries.get(k)! }));
+      tasks.push({ text: "}" });
+      pushAll(tasks);
+    } else {
+      const f = kindOf(t.value);
+      switch (f?.field) {
+        case undefined: out.push("unset"); break;
+        case V_NULL: out.push("null"); break;
+        case V_NUMBER: {
+          const x = f.body!.readDoubleLE(0);
+          out.push(Object.is(x, -0) ? "-0" : String(x));
+          break;
+        }
+        case V_STRING: out.push(JSON.stringify(f.body!.toString("utf8"))); break;
+        case V_BOOL: out.push(f.int ? "true" : "false"); break;
+        case V_STRUCT: todo.push({ struct: f.body! }); break;
+        case V_LIST: {
+          const items = readFields(f.body!).filter((g) => g.field === LIST_VALUES);
+          const tasks: Task[] = [{ text: "[" }];
+          items.forEach((g, i) => tasks.push(...(i > 0 ? [{ text: "," }] : []), { value: g.body! }));
+          tasks.push({ text: "]" });
+          pushAll(tasks);
+          break;
+        }
+      }
     }
   }
-  return out;
+  return out.join("");
 }
 
 export const STRUCT = { fields: STRUCT_FIELDS, key: ENTRY_KEY, value: ENTRY_VALUE, list: LIST_VALUES };
