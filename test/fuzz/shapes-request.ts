@@ -1,0 +1,216 @@
+// Shapes whose request fields are wrong: no URN, another package's URN or type,
+// odd URNs, ids and types, a bag left out, odd timeouts; and the ones no stub
+// would send: a Value with no kind, fields with the wrong wire type, unknown
+// fields, truncated or random bytes, invalid UTF-8, impossible lengths.
+import { buried, randomStruct } from "./adversarial.js";
+import { pickResourceRpc, resourceRequest, urnFor, type Draft, type ModeInfo, type Shape } from "./cases.js";
+import { CODE } from "./limits.js";
+import { bytesField, doubleField, tag, varint, varintField, STRUCT, VALUE, WIRE } from "./proto-bytes.js";
+import type { Rng } from "./random.js";
+import { FIELDS, PROVIDER_BAG, encodeRequest, fuzzUrn, type RequestSpec, type ResourceRpc } from "./requests.js";
+import { encodeStruct, encodeValue, num, str, type FStruct, type FValue } from "./values.js";
+
+const ODD_URNS = [
+  "not-a-urn", "urn:pulumi:", "urn:pulumi:a::b", "urn:pulumi:dev::proj::::", "urn:pulumi:dev::proj::pulumi-x:dynamic:Resource::n",
+  "urn:pulumi:дев::проект::TYPE::имя", "urn:pulumi:dev\u0000::proj", "urn:pulumi:dev::proj::parent$pulumi-TYPE:dynamic:Resource::n",
+] as const;
+const ODD_IDS = ["", " ", "\u0000", "id\u0000with-nul", "🆔", "04da6b54-80e4-46f7-96ec-b56ff0331ba9", "x".repeat(100_000)] as const;
+const ODD_TYPES = ["", ":", "pulumi-TYPE", "x:y:z", "pulumi-TYPE:dynamic:Resource:extra", "Тип", "t".repeat(10_000)] as const;
+
+/** A good request to the good provider, changed by `change`; expect `expect`. */
+function changed(rng: Rng, m: ModeInfo, note: string, change: (spec: RequestSpec, method: ResourceRpc) => void, extra: Partial<Draft> = {}): Draft {
+  const method = (extra.method as ResourceRpc | undefined) ?? pickResourceRpc(rng);
+  const urn = urnFor(m, rng);
+  const base = resourceRequest(method, urn, randomStruct(rng, 2, 3, 0.1));
+  return {
+    method, urn, expect: "either", note, ...extra,
+    request: (p) => {
+      const spec = base(p);
+      change(spec, method);
+      return spec;
+    },
+  };
+}
+
+const lang = (m: ModeInfo, s: string) => s.replace("TYPE", m.language);
+
+export const FIELD_SHAPES: Shape[] = [
+  { name: "fields.no-urn", weight: 1, make: (rng, m) => ({ ...changed(rng, m, "no urn", (s) => delete s.urn), urn: undefined }) },
+  {
+    name: "fields.other-package",
+    weight: 2,
+    make: (rng, m) => {
+      const where = rng.pick(["urn", "type", "both"] as const);
+      const other = fuzzUrn(m.otherType, `o${rng.tag()}`);
+      const draft = changed(rng, m, `the other package in ${where}`, (s) => {
+        if (where !== "type") s.urn = other;
+        if (where !== "urn") s.type = m.otherType;
+      }, { expect: "error", mentions: [/pulumi-nodejs/, /pulumi-python/], onlyCodes: [CODE.INVALID_ARGUMENT] });
+      return { ...draft, urn: where === "type" ? draft.urn : other };
+    },
+  },
+  {
+    name: "fields.odd-urn",
+    weight: 2,
+    make: (rng, m) => {
+      const urn = rng.chance(0.15) ? `urn:pulumi:dev::proj::${m.type}::${"n".repeat(rng.int(1_000, 200_000))}` : lang(m, rng.pick(ODD_URNS));
+      const draft = changed(rng, m, `urn ${JSON.stringify(urn.slice(0, 40))}${urn.length > 40 ? `…(${urn.length})` : ""}`, (s) => (s.urn = urn));
+      return { ...draft, urn: urn.length <= 1024 && !urn.includes("::pulumi-x") ? urn : undefined };
+    },
+  },
+  {
+    name: "fields.odd-id",
+    weight: 1,
+    make: (rng, m) => {
+      const id = rng.pick(ODD_IDS);
+      return changed(rng, m, `id ${JSON.stringify(id.slice(0, 20))}`, (s) => (s.id = id), { method: rng.pick(["Diff", "Read", "Update", "Delete"] as const), expect: "ok" });
+    },
+  },
+  {
+    name: "fields.missing-bag",
+    weight: 2,
+    make: (rng, m) => {
+      const method = pickResourceRpc(rng);
+      const bags = (Object.keys(FIELDS[method]!) as string[]).filter((k) => ["olds", "news", "properties", "inputs", "oldInputs"].includes(k));
+      const gone = rng.pick(bags) as keyof NonNullable<RequestSpec["bags"]>;
+      const holdsProvider = gone === PROVIDER_BAG[method];
+      return changed(rng, m, `no ${gone}`, (s) => {
+        delete s.bags![gone];
+        // A user-driven get: Read with only inputs must load the provider from them.
+        if (method === "Read" && gone === "properties" && rng.chance(0.5)) s.bags!.inputs = [["__provider", str("")]];
+      }, { method, expect: holdsProvider ? "error" : "either", mentions: holdsProvider ? [new RegExp(`${gone}|__provider`)] : undefined });
+    },
+  },
+  {
+    name: "fields.timeout",
+    weight: 2,
+    make: (rng, m) => {
+      const timeout = rng.pick([0, -1, NaN, Infinity, -Infinity, 1, 60, 2_592_000, 1e9, 1e300, Number.MAX_VALUE, 2 ** 31 / 1000, 1e-300, 5e-324, 1e-3]);
+      // A deadline under a millisecond may pass before the provider answers; any other must let a quick provider finish.
+      const tiny = timeout > 0 && timeout < 0.01;
+      return changed(rng, m, `timeout ${timeout} s`, (s) => (s.timeout = timeout), { method: rng.pick(["Create", "Update", "Delete"] as const), expect: tiny ? "either" : "ok", codes: tiny ? [CODE.DEADLINE_EXCEEDED] : undefined });
+    },
+  },
+  { name: "fields.preview", weight: 1, make: (rng, m) => changed(rng, m, "preview", (s) => (s.preview = true), { method: rng.pick(["Create", "Update"] as const), expect: "ok", echoes: true }) },
+  {
+    name: "fields.odd-type",
+    weight: 1,
+    make: (rng, m) => {
+      const type = lang(m, rng.pick(ODD_TYPES));
+      return changed(rng, m, `type ${JSON.stringify(type.slice(0, 30))}`, (s) => (s.type = type));
+    },
+  },
+];
+
+/** A field of `method` sent with a wire type it does not have, to be skipped as protobuf decoders skip it. */
+function wrongWireType(rng: Rng, method: ResourceRpc): Buffer {
+  const numbers = FIELDS[method]!;
+  const field = rng.pick(["urn", PROVIDER_BAG[method], ...(numbers.id ? ["id"] : [])] as const);
+  const no = numbers[field as keyof typeof numbers]!;
+  const wt = rng.pick([WIRE.varint, WIRE.fixed64, WIRE.fixed32]);
+  const body = wt === WIRE.varint ? varint(rng.int(1, 2 ** 30)) : rng.bytes(wt === WIRE.fixed64 ? 8 : 4);
+  return Buffer.concat([tag(no, wt), body]);
+}
+
+const UNKNOWN_FIELDS = (rng: Rng): Buffer =>
+  Buffer.concat([varintField(rng.pick([99, 1000, 2 ** 29 - 1]), rng.int(0, 1e6)), doubleField(98, rng.next()), bytesField(97, rng.bytes(rng.int(0, 40))), Buffer.concat([tag(96, WIRE.fixed32), rng.bytes(4)])]);
+
+const BAD_UTF8 = [Buffer.from([0xff, 0xfe]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from("ok\u0000", "utf8")];
+
+export const WIRE_SHAPES: Shape[] = [
+  {
+    name: "wire.unset-value",
+    weight: 3,
+    make: (rng, m) => {
+      const method = pickResourceRpc(rng);
+      const urn = urnFor(m, rng);
+      const fields: FStruct = [["u", buried(rng, { k: "unset" }, rng.int(0, 3))], ...randomStruct(rng, 2, 2, 0)];
+      return { method, urn, request: resourceRequest(method, urn, fields), expect: "error", mentions: [new RegExp(PROVIDER_BAG[method])], onlyCodes: [CODE.INVALID_ARGUMENT], note: "a Value with no kind" };
+    },
+  },
+  {
+    name: "wire.wrong-wire-type",
+    weight: 3,
+    make: (rng, m) => {
+      const method = pickResourceRpc(rng);
+      const r = rng.fork("prefix");
+      // No __provider in the bag: the answer is an error that must name the URN sent, not what the bad field held.
+      const draft = changed(rng, m, "a field with the wrong wire type before the good ones", (s) => {
+        s.prefix = wrongWireType(r, method);
+        s.bags![PROVIDER_BAG[method]] = randomStruct(r, 2, 2, 0);
+      }, { method, expect: "error", mentions: [/__provider/] });
+      return draft;
+    },
+  },
+  {
+    name: "wire.unknown-fields",
+    weight: 2,
+    make: (rng, m) => {
+      const r = rng.fork("unknown");
+      const inner: FValue = { k: "raw", b: Buffer.concat([encodeValue(num(1)), varintField(9, 7)]) };
+      return changed(rng, m, "unknown fields in the request and in a Value", (s, method) => {
+        s.extra = UNKNOWN_FIELDS(r);
+        (s.bags![PROVIDER_BAG[method]] as FStruct).push(["withUnknown", inner]);
+      }, { expect: "ok" });
+    },
+  },
+  {
+    name: "wire.truncated",
+    weight: 2,
+    make: (rng, m) => {
+      const f = rng.next();
+      return changed(rng, m, `cut to ${(f * 100).toFixed(0)} %`, (s) => {
+        const whole = encodeRequest(s);
+        s.raw = whole.subarray(0, Math.floor(whole.length * f));
+      }, { urn: undefined });
+    },
+  },
+  {
+    name: "wire.garbage",
+    weight: 2,
+    make: (rng, m) => {
+      const bytes = rng.bytes(rng.int(1, 4096));
+      return { ...changed(rng, m, `${bytes.length} random bytes`, (s) => (s.raw = bytes)), urn: undefined };
+    },
+  },
+  {
+    name: "wire.bad-utf8",
+    weight: 2,
+    make: (rng, m) => {
+      const bad = Buffer.concat([Buffer.from("x"), rng.pick(BAD_UTF8), Buffer.from("y")]);
+      const where = rng.pick(["urn", "key", "value", "__provider"] as const);
+      return changed(rng, m, `invalid UTF-8 in the ${where}`, (s, method) => {
+        const numbers = FIELDS[method]!;
+        if (where === "urn") {
+          delete s.urn;
+          s.prefix = bytesField(numbers.urn!, bad);
+          return;
+        }
+        const bag = s.bags![PROVIDER_BAG[method]] as FStruct;
+        const entry = (key: Buffer, value: Buffer) => bytesField(STRUCT.fields, Buffer.concat([bytesField(STRUCT.key, key), bytesField(STRUCT.value, value)]));
+        const odd =
+          where === "key" ? entry(bad, encodeValue(str("v"))) : entry(Buffer.from(where === "value" ? "bad" : "__provider"), bytesField(VALUE.string, bad));
+        s.bags![PROVIDER_BAG[method]] = Buffer.concat([encodeStruct(where === "__provider" ? bag.filter(([k]) => k !== "__provider") : bag), odd]);
+      }, where === "urn" ? { urn: undefined } : {});
+    },
+  },
+  {
+    name: "wire.bad-lengths",
+    weight: 1,
+    make: (rng, m) => {
+      const bad = rng.pick([
+        Buffer.concat([tag(2, WIRE.bytes), varint(2 ** 31 - 1), Buffer.from("short")]),
+        Buffer.from([0x8a, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]),
+        Buffer.from([0x00, 0x01]),
+        Buffer.from([0x0e, 0x00]),
+        Buffer.concat([tag(3, WIRE.bytes), varint(3), Buffer.from([0x0a, 0x05, 0x01])]),
+      ]);
+      return { ...changed(rng, m, `impossible bytes ${bad.toString("hex").slice(0, 24)}`, (s) => (s.extra = bad)), urn: undefined };
+    },
+  },
+  {
+    name: "wire.empty",
+    weight: 1,
+    make: (rng, m) => ({ ...changed(rng, m, "an empty message", (s) => (s.raw = Buffer.alloc(0)), { expect: "error", mentions: [/__provider/] }), urn: undefined }),
+  },
+];
