@@ -1,11 +1,14 @@
 // The one place where async handlers meet grpc-js. grpc-js ignores a handler's
 // returned promise, so a rejection would leave the call hanging; these wrappers
 // await the handler, answer exactly once, map every failure through toStatus,
-// and turn the call's cancellation into a CallSignal for the handler.
+// and turn the call's cancellation into a CallSignal for the handler. A request
+// whose bytes could not be decoded (request-decode.ts) never reaches a handler:
+// it is answered as the bad request it is.
 import * as grpc from "@grpc/grpc-js";
 import { CallSignal } from "./call-signal.js";
 import { CancelledError, toStatus } from "./errors.js";
 import { log } from "./log.js";
+import { UndecodableRequest } from "./request-decode.js";
 
 export type UnaryHandler<Req, Res> = (request: Req, signal: CallSignal) => Promise<Res> | Res;
 
@@ -24,7 +27,11 @@ export function unary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>): g
     };
     const started = Date.now();
     Promise.resolve()
-      .then(() => handler(call.request, signal))
+      .then(() => {
+        const request: unknown = call.request;
+        if (request instanceof UndecodableRequest) throw request.error(rpc);
+        return handler(call.request, signal);
+      })
       .then(
         (value) => {
           log(2, `${rpc} ok in ${Date.now() - started} ms`);

@@ -1,0 +1,182 @@
+// What the host checks in a property bag from the engine, in one pass over its
+// encoded bytes and without recursing, before anything that does recurse or
+// trusts the wire format sees it: protobufjs (which reads a known field by its
+// declared type whatever wire type it came with, and recurses once per level on
+// the host's own stack), our Struct ⇄ value conversions, the user's Node code,
+// and in Python mode the worker's protobuf (upb: it drops a field of the wrong
+// wire type silently, and recurses in C with the depth limit the Python SDK
+// lifts, to a segfault past 4500 levels) and the SDK's deserialize_properties.
+//
+// - Depth. Objects and lists count: a property whose value is a number, a
+//   string or null is nested 0 levels, {a: 1} and [1] 1 level, {a: {b: [1]}}
+//   3 levels. A group (an obsolete wire form every decoder still skips, by
+//   recursing) counts as a level too, wherever it appears.
+// - Wire types. Every field Struct, its entries, Value and ListValue define
+//   must come with its own wire type; one that does not is refused, naming it
+//   and the property it is in (google-protobuf refuses it too; protobufjs
+//   misreads it, upb drops it). Unknown fields are skipped, groups included.
+import { describeWireType, WIRE_END_GROUP, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT, WireCursor, WireFormatError } from "./wire-cursor.js";
+
+/**
+ * The deepest property values each mode accepts; a request with a deeper one
+ * is refused, naming the method, resource, bag, property and depth. Measured
+ * with a Create whose provider returns its inputs (test/depth.test.ts keeps
+ * both limits honest), Node 20, Python 3.11, pulumi 3.270.0:
+ *
+ * - Node mode, 1500. The Node reference (google-protobuf, recursing on the
+ *   stack) carries 1090 and answers INTERNAL from 1091. The host's own path
+ *   (protobufjs, our Struct ⇄ value conversions) carries 2500 in a fresh
+ *   process and overflows its stack near 2800: 1500 keeps a margin of 1.7.
+ * - Python mode, 490. The SDK's deserialize_properties and
+ *   serialize_properties spend two Python frames per level under Python's
+ *   default recursion limit of 1000: the worker, like the Python reference,
+ *   carries 492 in every RPC and fails with RecursionError (a traceback of
+ *   300 KB) from 494; a Python program's own SDK cannot send more than about
+ *   493. Past 4500 the worker's protobuf (upb, whose depth limit the SDK
+ *   lifts) overflows the C stack: a segfault. One limit for both modes would
+ *   have to be Python's, and refuse in Node mode what the Node reference
+ *   carries; raising the worker's recursion limit would change what user code
+ *   sees (sys.getrecursionlimit, and how deep its own recursion may go before
+ *   the C stack runs out) for values no Python program can send.
+ */
+export const MAX_VALUE_DEPTH = { nodejs: 1500, python: 490 } as const;
+
+/** A property nested deeper than the limit, and how deep it goes; `key` is undefined for a top-level unknown field. */
+export interface TooDeep {
+  key: string | undefined;
+  depth: number;
+}
+
+const enum Kind {
+  Struct,
+  Entry,
+  Value,
+  List,
+  Group,
+}
+
+interface Frame {
+  kind: Kind;
+  /** Where the frame's bytes end (a group ends at its end tag, before this). */
+  end: number;
+  /** Objects, lists and groups around this frame's contents. */
+  level: number;
+  /** A group's field number, which its end tag must repeat. */
+  field: number;
+}
+
+/** The fields each message of a bag defines: [name, wire type, what a length-delimited one holds]. */
+type FieldSpec = readonly [name: string, wireType: number, holds?: Kind];
+const FIELDS: Partial<Record<Kind, Record<number, FieldSpec>>> = {
+  [Kind.Struct]: { 1: ["an entry (Struct.fields, field 1)", WIRE_LEN, Kind.Entry] },
+  [Kind.Entry]: { 1: ["the key of an entry (field 1)", WIRE_LEN], 2: ["the value of an entry (field 2)", WIRE_LEN, Kind.Value] },
+  [Kind.Value]: {
+    1: ["the null_value of a Value (field 1)", WIRE_VARINT],
+    2: ["the number_value of a Value (field 2)", WIRE_FIXED64],
+    3: ["the string_value of a Value (field 3)", WIRE_LEN],
+    4: ["the bool_value of a Value (field 4)", WIRE_VARINT],
+    5: ["the struct_value of a Value (field 5)", WIRE_LEN, Kind.Struct],
+    6: ["the list_value of a Value (field 6)", WIRE_LEN, Kind.List],
+  },
+  [Kind.List]: { 1: ["a value of a ListValue (field 1)", WIRE_LEN, Kind.Value] },
+};
+
+/**
+ * Checks an encoded google.protobuf.Struct: returns the first top-level
+ * property nested deeper than `maxDepth`, with its whole depth (undefined when
+ * none is), and throws WireFormatError, naming the field and the property,
+ * where the bytes break the wire format or a field comes with a wire type not
+ * its own. One step per field, whatever the depth: about 1 ms per 100 000
+ * values.
+ */
+export function checkBag(bytes: Buffer, maxDepth: number): TooDeep | undefined {
+  const cursor = new WireCursor(bytes, 0, bytes.length);
+  const stack: Frame[] = [{ kind: Kind.Struct, end: bytes.length, level: 0, field: 0 }];
+  /** The top-level entry (or unknown group) being read, and the deepest level reached in it. */
+  let property: [start: number, end: number] | undefined;
+  let deepest = 0;
+  const pop = (): TooDeep | undefined => {
+    stack.pop();
+    cursor.end = stack[stack.length - 1].end;
+    if (stack.length > 1 || deepest <= maxDepth) return undefined;
+    return { key: property && keyOf(bytes, property[0], property[1]), depth: deepest };
+  };
+  try {
+    for (;;) {
+      const frame = stack[stack.length - 1];
+      if (cursor.done) {
+        if (frame.kind === Kind.Group) throw new WireFormatError(`a group (field ${frame.field}) runs past the end of the field holding it`, cursor.pos);
+        if (stack.length === 1) return undefined;
+        const found = pop();
+        if (found) return found;
+        continue;
+      }
+      if (stack.length === 1) {
+        property = undefined;
+        deepest = 0;
+      }
+      const at = cursor.pos;
+      const tag = cursor.tag();
+      const field = tag >>> 3;
+      const wireType = tag & 7;
+      if (wireType === WIRE_END_GROUP) {
+        if (frame.kind !== Kind.Group || frame.field !== field) throw new WireFormatError(`an end group of field ${field} with no such group open`, at);
+        const found = pop();
+        if (found) return found;
+        continue;
+      }
+      const spec = FIELDS[frame.kind]?.[field];
+      if (spec && wireType !== spec[1]) {
+        throw new WireFormatError(`${spec[0]} has ${describeWireType(wireType)} instead of ${describeWireType(spec[1])}`, at);
+      }
+      if (wireType === WIRE_START_GROUP) {
+        const level = frame.level + 1;
+        if (level > deepest) deepest = level;
+        stack.push({ kind: Kind.Group, end: frame.end, level, field });
+        continue;
+      }
+      const holds = spec?.[2];
+      if (holds === undefined) {
+        cursor.skip(tag);
+        continue;
+      }
+      const [start, end] = cursor.delimited();
+      if (stack.length === 1) property = [start, end];
+      const level = holds === Kind.Struct || holds === Kind.List ? frame.level + 1 : frame.level;
+      if (level > deepest) deepest = level;
+      cursor.pos = start;
+      cursor.end = end;
+      stack.push({ kind: holds, end, level, field });
+    }
+  } catch (e) {
+    if (e instanceof WireFormatError && property) {
+      throw new WireFormatError(`in property ${quoteKey(keyOf(bytes, property[0], property[1]))}: ${e.problem}`, e.offset);
+    }
+    throw e;
+  }
+}
+
+/** A property's key for a message: quoted, and cut short when long (keys are the user's, of any size). */
+export function quoteKey(key: string): string {
+  return JSON.stringify(key.length > 100 ? `${key.slice(0, 100)}…` : key);
+}
+
+/** The key of the entry in [start, end): its last well-formed field 1, read as far as the bytes allow; "" without one. */
+function keyOf(bytes: Buffer, start: number, end: number): string {
+  let key = "";
+  const entry = new WireCursor(bytes, start, end);
+  try {
+    while (!entry.done) {
+      const tag = entry.tag();
+      if (tag === ((1 << 3) | WIRE_LEN)) {
+        const [keyStart, keyEnd] = entry.delimited();
+        key = bytes.toString("utf8", keyStart, keyEnd);
+      } else {
+        entry.skip(tag);
+      }
+    }
+  } catch {
+    // read as far as it goes
+  }
+  return key;
+}
