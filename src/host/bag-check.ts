@@ -27,17 +27,20 @@ import { describeWireType, WIRE_END_GROUP, WIRE_FIXED64, WIRE_LEN, WIRE_START_GR
  *   stack) carries 1090 and answers INTERNAL from 1091. The host's own path
  *   (protobufjs, our Struct ⇄ value conversions) carries 2500 in a fresh
  *   process and overflows its stack near 2800: 1500 keeps a margin of 1.7.
- * - Python mode, 490. The SDK's deserialize_properties and
- *   serialize_properties spend two Python frames per level under Python's
- *   default recursion limit of 1000: the worker, like the Python reference,
- *   carries 492 in every RPC and fails with RecursionError (a traceback of
- *   300 KB) from 494; a Python program's own SDK cannot send more than about
- *   493. Past 4500 the worker's protobuf (upb, whose depth limit the SDK
- *   lifts) overflows the C stack: a segfault. One limit for both modes would
- *   have to be Python's, and refuse in Node mode what the Node reference
- *   carries; raising the worker's recursion limit would change what user code
- *   sees (sys.getrecursionlimit, and how deep its own recursion may go before
- *   the C stack runs out) for values no Python program can send.
+ * - Python mode, 490: the deepest value the Python reference carries (objects;
+ *   lists cost the SDK a frame more per level, and reach 326). The SDK's
+ *   deserialize_properties and serialize_properties recurse under Python's
+ *   default recursion limit of 1000; our worker, with a few frames fewer
+ *   under it, carries objects to 493, lists to 329, alternating to 395, and
+ *   past those fails as the reference does, with RecursionError (a traceback
+ *   of 170 to 260 KB). Past 4500 the worker's protobuf (upb, whose depth limit
+ *   the SDK lifts) overflows the C stack: a segfault, in the reference too.
+ *   One limit for both modes would have to be Python's, and refuse in Node
+ *   mode what the Node reference carries; raising the worker's recursion
+ *   limit would change what user code sees (sys.getrecursionlimit, and how
+ *   deep its own recursion may go before the C stack runs out) for values a
+ *   Python program's own SDK cannot send (its serialize_properties stops near
+ *   the same depths).
  */
 export const MAX_VALUE_DEPTH = { nodejs: 1500, python: 490 } as const;
 

@@ -206,7 +206,20 @@ export class ValueTooDeepError extends Error {
   }
 }
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+/**
+ * Whether `k` reads as a JavaScript identifier (`.k` in a path, else `["k"]`).
+ * Not a regular expression: this runs while unwinding a deep conversion, and
+ * V8 compiling a regular expression with little stack left aborts the process.
+ */
+function isIdentifier(k: string): boolean {
+  if (k.length === 0) return false;
+  for (let i = 0; i < k.length; i++) {
+    const c = k.charCodeAt(i);
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+    if (!letter && !(i > 0 && c >= 48 && c <= 57)) return false;
+  }
+  return true;
+}
 
 function within(e: unknown, segment: string): unknown {
   if (e instanceof UnexpectedStructTypeError || e instanceof ValueTooDeepError) e.path = segment + e.path;
@@ -234,7 +247,7 @@ function structOf(obj: unknown, level: number, maxDepth: number): WireStruct {
     try {
       fields[k] = valueOf(target[k], level, maxDepth);
     } catch (e) {
-      throw within(e, IDENTIFIER.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
+      throw within(e, isIdentifier(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
     }
   }
   return { fields };
