@@ -59,8 +59,17 @@ export function requestDecoder(type: protobuf.Type, decodeAs: protobuf.Type = ty
   };
 }
 
+const wireTypes = new Map<protobuf.FieldBase, number[]>();
+
 /** The wire types a field may arrive with: its own, and length-delimited for a packable repeated field. */
 function wireTypesOf(field: protobuf.FieldBase): number[] {
+  let known = wireTypes.get(field);
+  if (!known) wireTypes.set(field, (known = ownWireTypes(field)));
+  return known;
+}
+
+function ownWireTypes(field: protobuf.FieldBase): number[] {
+  field.resolve();
   if (field.map || field.resolvedType instanceof protobuf.Type) return [WIRE_LEN];
   const scalar = field.resolvedType instanceof protobuf.Enum ? "int32" : field.type;
   const own = protobuf.types.basic[scalar as keyof typeof protobuf.types.basic];
@@ -79,7 +88,6 @@ function checkFields(type: protobuf.Type, bytes: Buffer, cursor: WireCursor, nes
       cursor.skip(tag);
       continue;
     }
-    field.resolve();
     const allowed = wireTypesOf(field);
     const wireType = tag & 7;
     if (!allowed.includes(wireType)) {

@@ -76,12 +76,21 @@ export class WireCursor {
 
   /** A length-delimited field's [start, end); the cursor moves past it. */
   delimited(): [number, number] {
+    const end = this.lengthEnd();
+    const start = this.pos;
+    this.pos = end;
+    return [start, end];
+  }
+
+  /**
+   * Reads a length-delimited field's length and returns where its bytes end;
+   * the cursor stays at their start (a reader entering the field).
+   */
+  lengthEnd(): number {
     const at = this.pos;
     const length = this.varint();
-    const start = this.pos;
-    if (length > this.end - start) throw new WireFormatError(`a field of ${length} bytes runs past the end`, at);
-    this.pos = start + length;
-    return [start, this.pos];
+    if (length > this.end - this.pos) throw new WireFormatError(`a field of ${length} bytes runs past the end`, at);
+    return this.pos + length;
   }
 
   /**
@@ -101,7 +110,7 @@ export class WireCursor {
         this.advance(8, at);
         return;
       case WIRE_LEN:
-        this.delimited();
+        this.pos = this.lengthEnd();
         return;
       case WIRE_FIXED32:
         this.advance(4, at);
