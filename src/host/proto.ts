@@ -9,10 +9,10 @@ import { MAX_VALUE_DEPTH } from "./bag-check.js";
  * protobufjs refuses messages nested more than 100 deep (protoc's default),
  * and a property value costs two levels of nesting per object or list (a
  * Struct or ListValue, then a Value), so bags nested 50 levels failed to
- * decode. Requests are measured before protobufjs sees their bags (depth.ts),
- * so its limit only needs room for what the host accepts, and for the
- * messages around a bag (a response, a View, an error's details). It is one
- * setting of the process, read by every decoder and encoder when they run.
+ * decode. Bags are checked before protobufjs sees them (bag-check.ts), so its
+ * limit only needs room for what the host accepts and for the messages around
+ * a bag (a response, an error's details). It is one setting of the process,
+ * read by every decoder and encoder when they run.
  */
 const PROTOBUF_NESTING_LIMIT = 2 * Math.max(MAX_VALUE_DEPTH.nodejs, MAX_VALUE_DEPTH.python) + 16;
 protobuf.util.recursionLimit = PROTOBUF_NESTING_LIMIT;

@@ -34,12 +34,12 @@ export class UndecodableRequest {
   }
 }
 
-/** Messages that carry property values: checked as bags (depth.ts, struct-bytes.ts), not here. */
+/** Messages that carry property values: checked as bags (bag-check.ts, struct-bytes.ts), not here. */
 const VALUE_TYPES = new Set([".google.protobuf.Struct", ".google.protobuf.Value", ".google.protobuf.ListValue"]);
 
 /**
- * Message types nest in our schema only a few deep (a request holds a View,
- * autonaming options, a map's entries); a chain this long is not one of ours.
+ * Requests in our schema hold messages at most a map's entry deep; the bound
+ * only keeps a schema that grew a recursive message from recursing unbounded.
  */
 const MAX_MESSAGE_NESTING = 16;
 

@@ -127,11 +127,11 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
 
 /**
  * Reads a request's named Struct fields as the runtime wants them, and the
- * identity fields the core reads. Each bag is first measured (depth.ts): one
- * nested deeper than the mode's MAX_VALUE_DEPTH is a bad request naming the method, the
- * resource, the bag and the property, before anything recurses through it;
- * then it is wrapped as an EncodedStruct, or decoded (a malformed one is a bad
- * request naming the bag). Unset bags stay undefined.
+ * identity fields the core reads. Each bag is checked first (bag-check.ts),
+ * before anything recurses through it or trusts its wire format: one nested
+ * deeper than the mode's MAX_VALUE_DEPTH, or malformed, is a bad request
+ * naming the method, the resource, the bag and the property. Then it is
+ * wrapped as an EncodedStruct, or decoded. Unset bags stay undefined.
  */
 function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number) {
   return (rpc: string, req: Record<string, any>, ...names: string[]): any => {

@@ -2,8 +2,8 @@
 // protobufjs with bytes from the engine: its generated decoders read a known
 // field by its declared type whatever wire type the tag carries (a string
 // sent as a varint becomes whatever the next bytes spell), and recurse once
-// per nested message. Used by struct-bytes.ts (bags left encoded), depth.ts
-// (how deep a bag goes) and request-decode.ts (a request's own fields).
+// per nested message. Used by struct-bytes.ts (bags left encoded), bag-check.ts
+// (a bag's depth and wire types) and request-decode.ts (a request's own fields).
 //
 // Protobuf's rules, as this cursor applies them: wire types 0, 1, 2 and 5 are
 // values; 3 starts a group that runs to the matching 4 (groups are obsolete but
@@ -97,7 +97,7 @@ export class WireCursor {
    * Moves past the value of a field whose tag was just read (by tag() or
    * varint()). A group is skipped to its matching end without recursing,
    * however deep it nests (how deep a bag may nest, groups included, is
-   * depth.ts's to judge); an end group with no group open is an error.
+   * bag-check.ts's to judge); an end group with no group open is an error.
    */
   skip(tag: number): void {
     const at = this.pos;

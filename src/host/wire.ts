@@ -228,7 +228,7 @@ function within(e: unknown, segment: string): unknown {
 
 /**
  * `obj`'s keys as a Struct. Its values may nest `maxDepth` objects and lists
- * deep (depth.ts counts them the same way); deeper ones throw ValueTooDeepError.
+ * deep (bag-check.ts counts them the same way); deeper ones throw ValueTooDeepError.
  */
 export function jsToStruct(obj: unknown, maxDepth: number = MAX_VALUE_DEPTH.nodejs): WireStruct {
   return structOf(obj, 0, maxDepth);
