@@ -2,12 +2,15 @@
 // returned promise, so a rejection would leave the call hanging; these wrappers
 // await the handler, answer exactly once, map every failure through toStatus
 // (with the secrets of the request kept out of its text), and turn the call's
-// cancellation into a CallSignal for the handler.
+// cancellation into a CallSignal for the handler. A request whose bytes could
+// not be decoded (request-decode.ts) never reaches a handler: it is answered
+// as the bad request it is.
 import * as grpc from "@grpc/grpc-js";
 import { CallSignal } from "./call-signal.js";
 import { CancelledError, toStatus } from "./errors.js";
 import { log } from "./log.js";
 import type { Redaction } from "./redaction.js";
+import { UndecodableRequest } from "./request-decode.js";
 
 export type UnaryHandler<Req, Res> = (request: Req, signal: CallSignal) => Promise<Res> | Res;
 
@@ -31,7 +34,11 @@ export function unary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>, re
     };
     const started = Date.now();
     Promise.resolve()
-      .then(() => handler(call.request, signal))
+      .then(() => {
+        const request: unknown = call.request;
+        if (request instanceof UndecodableRequest) throw request.error(rpc);
+        return handler(call.request, signal);
+      })
       .then(
         (value) => {
           log(2, `${rpc} ok in ${Date.now() - started} ms`);

@@ -3,6 +3,20 @@
 // the service definition built from them.
 import protobuf from "protobufjs";
 import { readAsset } from "./assets.js";
+import { MAX_VALUE_DEPTH } from "./bag-check.js";
+
+/**
+ * protobufjs refuses messages nested more than 100 deep (protoc's default),
+ * and a property value costs two levels of nesting per object or list (a
+ * Struct or ListValue, then a Value), so bags nested 50 levels failed to
+ * decode. Bags are checked before protobufjs sees them (bag-check.ts), so its
+ * limit only needs room for what the host accepts and for the messages around
+ * a bag (a response, an error's details). It is one setting of the process,
+ * read by every decoder and encoder when they run.
+ */
+const PROTOBUF_NESTING_LIMIT = 2 * Math.max(MAX_VALUE_DEPTH.nodejs, MAX_VALUE_DEPTH.python) + 16;
+protobuf.util.recursionLimit = PROTOBUF_NESTING_LIMIT;
+protobuf.Reader.recursionLimit = PROTOBUF_NESTING_LIMIT;
 
 /**
  * Parses our .proto files and what they import, read as host assets (on disk,

@@ -5,14 +5,17 @@
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { DynamicCore } from "./core.js";
-import { NotImplementedError } from "./errors.js";
+import { checkBag, MAX_VALUE_DEPTH, quoteKey } from "./bag-check.js";
+import { BadRequestError, NotImplementedError } from "./errors.js";
 import { redactingUnary, refusedStream } from "./grpc-adapter.js";
 import type { Mode } from "./modes.js";
 import { finish, ResourceProviderService } from "./proto.js";
 import { Redaction } from "./redaction.js";
+import { requestDecoder } from "./request-decode.js";
 import type { DynamicRuntime } from "./runtime.js";
-import { EncodedStruct, encodedTwin } from "./struct-bytes.js";
-import { encodeStruct, type AnyStruct } from "./wire.js";
+import { EncodedStruct, encodedTwin, StructBytesError } from "./struct-bytes.js";
+import { WireFormatError } from "./wire-cursor.js";
+import { decodeStruct, encodeStruct, type AnyStruct } from "./wire.js";
 
 /**
  * 400 MiB, and the unrequested-call time both references set (sdk runtime
@@ -35,23 +38,26 @@ export interface HostOptions {
 }
 
 /**
- * The service's methods with their (de)serializers. `bags: "encoded"` decodes
- * requests with their Struct fields left as bytes (EncodedStruct, for a runtime
- * that passes them on); either way a response's Struct fields may be decoded
- * or encoded, and encoded ones are written as they are.
+ * The service's methods with their (de)serializers. The host's requests
+ * (`requests: "checked"`) are checked and decoded with their Struct fields left
+ * as bytes (request-decode.ts): handlers wrap them as EncodedStruct, and decode
+ * them for a runtime that wants them decoded once their depth is known to be
+ * safe; a request that cannot be decoded arrives as an UndecodableRequest.
+ * `"plain"` is protobufjs' own decoding, unchecked (the benchmark's ceiling
+ * plugin). A response's Struct fields may be decoded or encoded, and encoded
+ * ones are written as they are.
  */
-export function serviceDefinition(bags: DynamicRuntime["bags"] = "decoded"): grpc.ServiceDefinition {
+export function serviceDefinition(requests: "checked" | "plain" = "plain"): grpc.ServiceDefinition {
   const def: Record<string, grpc.MethodDefinition<object, object>> = {};
   for (const method of Object.values(ResourceProviderService.methods)) {
     const req = method.resolvedRequestType as protobuf.Type;
     const res = method.resolvedResponseType as protobuf.Type;
-    const reqTwin = bags === "encoded" ? encodedTwin(req) : undefined;
     def[method.name] = {
       path: `/pulumirpc.ResourceProvider/${method.name}`,
       requestStream: !!method.requestStream,
       responseStream: !!method.responseStream,
       requestSerialize: (v: object) => finish(req.encode(v)),
-      requestDeserialize: reqTwin ? (b: Buffer) => reqTwin.twin.decode(b) : (b: Buffer) => req.decode(b),
+      requestDeserialize: requests === "checked" ? requestDecoder(req, encodedTwin(req)?.twin) : (b: Buffer) => req.decode(b),
       responseSerialize: (v: object) => finish(holdsEncoded(v) ? encodeWithBytes(res, v) : res.encode(v)),
       responseDeserialize: (b: Buffer) => res.decode(b),
       originalName: method.name,
@@ -80,6 +86,7 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
   // Every answer's error text is kept free of the secrets the requests and the config mark.
   const redaction = new Redaction();
   const unary = redactingUnary(redaction);
+  const bags = bagReader(opts.runtime.bags, MAX_VALUE_DEPTH[mode.language]);
   const refuse = (rpc: string) =>
     unary(rpc, () => {
       throw new NotImplementedError(mode.unimplemented(rpc));
@@ -92,7 +99,7 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
     CheckConfig: refuse("CheckConfig"),
     DiffConfig: refuse("DiffConfig"),
     Configure: unary("Configure", async (req: Req) => {
-      const { args } = bags(req, "args");
+      const { args } = bags("Configure", req, "args");
       redaction.rememberConfig(args);
       await core.configure(args);
       return {};
@@ -102,14 +109,14 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
       throw new NotImplementedError(status.details, status.code);
     }),
     Call: refuse("Call"),
-    Check: unary("Check", (req: Req, signal) => core.check(bags(req, "olds", "news"), signal)),
-    Diff: unary("Diff", (req: Req, signal) => core.diff(bags(req, "olds", "news"), signal)),
-    Create: unary("Create", (req: Req, signal) => core.create(bags(req, "properties"), signal)),
-    Read: unary("Read", (req: Req, signal) => core.read(bags(req, "properties", "inputs"), signal)),
+    Check: unary("Check", (req: Req, signal) => core.check(bags("Check", req, "olds", "news"), signal)),
+    Diff: unary("Diff", (req: Req, signal) => core.diff(bags("Diff", req, "olds", "news"), signal)),
+    Create: unary("Create", (req: Req, signal) => core.create(bags("Create", req, "properties"), signal)),
+    Read: unary("Read", (req: Req, signal) => core.read(bags("Read", req, "properties", "inputs"), signal)),
     List: refusedStream("List", new NotImplementedError(mode.unimplemented("List"))),
-    Update: unary("Update", (req: Req, signal) => core.update(bags(req, "olds", "news"), signal)),
+    Update: unary("Update", (req: Req, signal) => core.update(bags("Update", req, "olds", "news"), signal)),
     Delete: unary("Delete", async (req: Req, signal) => {
-      await core.delete(bags(req, "properties"), signal);
+      await core.delete(bags("Delete", req, "properties"), signal);
       return {};
     }),
     Construct: refuse("Construct"),
@@ -125,24 +132,50 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
 }
 
 /**
- * The decoded request with its named Struct fields as AnyStruct (undefined when
- * the request left them unset; encoded ones wrapped) and the identity fields
- * the core reads.
+ * Reads a request's named Struct fields as the runtime wants them, and the
+ * identity fields the core reads. Each bag is checked first (bag-check.ts),
+ * before anything recurses through it or trusts its wire format: one nested
+ * deeper than the mode's MAX_VALUE_DEPTH, or malformed, is a bad request
+ * naming the method, the resource, the bag and the property. Then it is
+ * wrapped as an EncodedStruct, or decoded. Unset bags stay undefined.
  */
-function bags(req: Record<string, any>, ...names: string[]): any {
-  const out: Record<string, unknown> = { urn: req.urn ?? "", type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0 };
-  for (const n of names) {
-    // Set on the wire = an own property; unset ones fall to the prototype's default.
-    const v = Object.prototype.hasOwnProperty.call(req, n) ? req[n] : undefined;
-    out[n] = Buffer.isBuffer(v) ? new EncodedStruct(v) : (v ?? undefined);
-  }
-  return out;
+function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number) {
+  return (rpc: string, req: Record<string, any>, ...names: string[]): any => {
+    const urn = req.urn ?? "";
+    const out: Record<string, unknown> = { urn, type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0 };
+    for (const n of names) {
+      // Set on the wire = an own property; unset ones fall to the prototype's default.
+      const v = Object.prototype.hasOwnProperty.call(req, n) ? req[n] : undefined;
+      if (!Buffer.isBuffer(v)) {
+        out[n] = v ?? undefined;
+        continue;
+      }
+      const where = `${rpc} ${urn || "(no urn)"}: the request's ${n}`;
+      try {
+        const deep = checkBag(v, maxDepth);
+        if (deep) {
+          const what = deep.key === undefined ? "has an unknown field" : `has property ${quoteKey(deep.key)}`;
+          throw new BadRequestError(
+            `${where} ${what} nested ${deep.depth} levels deep; values nested more than ${maxDepth} levels ` +
+              `(objects and lists within one another) are refused before any provider code sees them`,
+          );
+        }
+        const bag = new EncodedStruct(v);
+        out[n] = wanted === "decoded" ? decodeStruct(bag) : bag;
+      } catch (e) {
+        if (e instanceof WireFormatError) throw new BadRequestError(`${where} is ${new StructBytesError(e.problem, e.offset).message}`);
+        if (e instanceof StructBytesError) throw new BadRequestError(`${where} is ${e.message}`);
+        throw e;
+      }
+    }
+    return out;
+  };
 }
 
 /** Binds 127.0.0.1:0 and resolves the port once the server is listening. */
 export async function startServer(opts: HostOptions): Promise<{ server: grpc.Server; port: number }> {
   const server = new grpc.Server(SERVER_OPTIONS);
-  server.addService(serviceDefinition(opts.runtime.bags), serviceHandlers(opts));
+  server.addService(serviceDefinition("checked"), serviceHandlers(opts));
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
   });

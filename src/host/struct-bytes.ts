@@ -9,13 +9,37 @@
 // length-delimited field-1 records (entries), each holding key = 1 (string) and
 // value = 2 (Value). As for any protobuf map, the last entry for a key wins.
 // One entry on its own, tag included, is itself a valid encoded Struct.
+//
+// What this reads it reads strictly: a field it knows (an entry, a key, a
+// value, the members of the Value it reads a string from) with another wire
+// type than its own is refused, naming the field, where protobufjs would
+// misread it and upb would drop it; fields it does not know are skipped
+// whatever their wire type, groups included.
 import protobuf from "protobufjs";
+import { describeWireType, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, WireCursor, WireFormatError } from "./wire-cursor.js";
 
 /** The encoded bytes were not a Struct; `offset` is where reading failed. */
 export class StructBytesError extends Error {
   override name = "StructBytesError";
   constructor(problem: string, readonly offset?: number) {
     super(`not a valid encoded protobuf Struct: ${problem}${offset === undefined ? "" : ` at byte ${offset}`}`);
+  }
+}
+
+/** Runs a read of the wire format, reporting a break in it as a StructBytesError. */
+function reading<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof WireFormatError) throw new StructBytesError(e.problem, e.offset);
+    throw e;
+  }
+}
+
+/** Refuses a known field sent with another wire type than its own, naming it. */
+function expectWireType(tag: number, wanted: number, field: string, at: number): void {
+  if ((tag & 7) !== wanted) {
+    throw new StructBytesError(`${field} has ${describeWireType(tag & 7)} instead of ${describeWireType(wanted)}`, at);
   }
 }
 
@@ -28,13 +52,22 @@ interface EntrySpan {
   keyEnd: number;
 }
 
-/** Struct.fields = 1 and, within an entry, key = 1: length-delimited. */
-const FIELDS_TAG = (1 << 3) | 2;
+/** Struct.fields = 1 and, within an entry, key = 1. */
+const FIELDS = 1;
+const KEY = 1;
 /** An entry's value = 2, a Value message. */
-const VALUE_TAG = (2 << 3) | 2;
-/** Value's string_value = 3; Value's oneof members are fields 1 to 6. */
+const VALUE = 2;
+/** Value's string_value = 3; Value's oneof members are fields 1 to 6, each with its wire type. */
 const STRING_VALUE = 3;
-const LAST_KIND_FIELD = 6;
+const VALUE_MEMBERS: readonly (readonly [string, number])[] = [
+  ["", -1],
+  ["null_value", WIRE_VARINT],
+  ["number_value", WIRE_FIXED64],
+  ["string_value", WIRE_LEN],
+  ["bool_value", WIRE_VARINT],
+  ["struct_value", WIRE_LEN],
+  ["list_value", WIRE_LEN],
+];
 
 const keyBytesCache = new Map<string, Buffer>();
 function keyBytes(key: string): Buffer {
@@ -80,32 +113,36 @@ export class EncodedStruct {
   stringValue(key: string): string | undefined {
     const span = this.lastSpan(keyBytes(key));
     if (!span) return undefined;
-    let kind = 0;
-    let start = 0;
-    let end = 0;
-    const entry = new Cursor(this.bytes, span.bodyStart, span.end);
-    while (!entry.done) {
-      const tag = entry.varint();
-      if (tag !== VALUE_TAG) {
-        entry.skip(tag);
-        continue;
-      }
-      const [valueStart, valueEnd] = entry.delimited();
-      const value = new Cursor(this.bytes, valueStart, valueEnd);
-      while (!value.done) {
-        const at = value.pos;
-        const valueTag = value.varint();
-        const field = valueTag >>> 3;
-        if (field === STRING_VALUE) {
-          if ((valueTag & 7) !== 2) throw new StructBytesError(`a string_value of wire type ${valueTag & 7}`, at);
-          [start, end] = value.delimited();
-        } else {
-          value.skip(valueTag);
+    return reading(() => {
+      let kind = 0;
+      let start = 0;
+      let end = 0;
+      const entry = new WireCursor(this.bytes, span.bodyStart, span.end);
+      while (!entry.done) {
+        const at = entry.pos;
+        const tag = entry.tag();
+        if (tag >>> 3 !== VALUE) {
+          entry.skip(tag);
+          continue;
         }
-        if (field >= 1 && field <= LAST_KIND_FIELD) kind = field;
+        expectWireType(tag, WIRE_LEN, "the value of an entry (field 2)", at);
+        const [valueStart, valueEnd] = entry.delimited();
+        const value = new WireCursor(this.bytes, valueStart, valueEnd);
+        while (!value.done) {
+          const memberAt = value.pos;
+          const valueTag = value.tag();
+          const field = valueTag >>> 3;
+          if (field < VALUE_MEMBERS.length) {
+            const [name, wireType] = VALUE_MEMBERS[field];
+            expectWireType(valueTag, wireType, `the ${name} of a Value (field ${field})`, memberAt);
+            kind = field;
+          }
+          if (field === STRING_VALUE) [start, end] = value.delimited();
+          else value.skip(valueTag);
+        }
       }
-    }
-    return kind === STRING_VALUE ? sameString(this.bytes, start, end) : undefined;
+      return kind === STRING_VALUE ? sameString(this.bytes, start, end) : undefined;
+    });
   }
 
   /**
@@ -142,27 +179,38 @@ export class EncodedStruct {
   private entries(): EntrySpan[] {
     if (this.spans) return this.spans;
     const buf = this.bytes;
-    const spans: EntrySpan[] = [];
-    const reader = new Cursor(buf, 0, buf.length);
-    while (!reader.done) {
-      const start = reader.pos;
-      const tag = reader.varint();
-      if (tag !== FIELDS_TAG) {
-        reader.skip(tag);
-        continue;
+    const spans = reading(() => {
+      const found: EntrySpan[] = [];
+      const reader = new WireCursor(buf, 0, buf.length);
+      while (!reader.done) {
+        const start = reader.pos;
+        const tag = reader.tag();
+        if (tag >>> 3 !== FIELDS) {
+          reader.skip(tag);
+          continue;
+        }
+        expectWireType(tag, WIRE_LEN, "an entry (Struct.fields, field 1)", start);
+        const [bodyStart, end] = reader.delimited();
+        // The key: the last field 1 of the entry; an entry without one has the key "".
+        let keyStart = bodyStart;
+        let keyEnd = bodyStart;
+        const inner = new WireCursor(buf, bodyStart, end);
+        while (!inner.done) {
+          const at = inner.pos;
+          const innerTag = inner.tag();
+          const field = innerTag >>> 3;
+          if (field === KEY) {
+            expectWireType(innerTag, WIRE_LEN, "the key of an entry (field 1)", at);
+            [keyStart, keyEnd] = inner.delimited();
+          } else {
+            if (field === VALUE) expectWireType(innerTag, WIRE_LEN, "the value of an entry (field 2)", at);
+            inner.skip(innerTag);
+          }
+        }
+        found.push({ start, bodyStart, end, keyStart, keyEnd });
       }
-      const [bodyStart, end] = reader.delimited();
-      // The key: the last field 1 of the entry; an entry without one has the key "".
-      let keyStart = bodyStart;
-      let keyEnd = bodyStart;
-      const inner = new Cursor(buf, bodyStart, end);
-      while (!inner.done) {
-        const innerTag = inner.varint();
-        if (innerTag === FIELDS_TAG) [keyStart, keyEnd] = inner.delimited();
-        else inner.skip(innerTag);
-      }
-      spans.push({ start, bodyStart, end, keyStart, keyEnd });
-    }
+      return found;
+    });
     this.spans = spans;
     return spans;
   }
@@ -185,70 +233,6 @@ function sameString(buf: Buffer, start: number, end: number): string {
   const text = buf.toString("utf8", start, end);
   if (length >= REMEMBERED_LENGTH) lastString = { bytes: Buffer.from(buf.subarray(start, end)), text };
   return text;
-}
-
-/** Reads protobuf wire primitives within [pos, end) of a buffer. */
-class Cursor {
-  constructor(
-    private readonly buf: Buffer,
-    public pos: number,
-    private readonly end: number,
-  ) {}
-
-  get done(): boolean {
-    return this.pos >= this.end;
-  }
-
-  varint(): number {
-    const at = this.pos;
-    let result = 0;
-    let scale = 1;
-    for (let i = 0; i < 10; i++) {
-      if (this.pos >= this.end) throw new StructBytesError("a varint runs past the end", at);
-      const b = this.buf[this.pos++];
-      result += (b & 0x7f) * scale;
-      if ((b & 0x80) === 0) return result;
-      scale *= 128;
-    }
-    throw new StructBytesError("a varint is longer than 10 bytes", at);
-  }
-
-  /** A length-delimited field's [start, end); the cursor moves past it. */
-  delimited(): [number, number] {
-    const at = this.pos;
-    const length = this.varint();
-    const start = this.pos;
-    if (length > this.end - start) throw new StructBytesError(`a field of ${length} bytes runs past the end`, at);
-    this.pos = start + length;
-    return [start, this.pos];
-  }
-
-  /** Moves past the value of a field whose tag was just read. */
-  skip(tag: number): void {
-    const at = this.pos;
-    if (tag > 0xffffffff || tag >>> 3 === 0) throw new StructBytesError(`field tag ${tag}`, at);
-    switch (tag & 7) {
-      case 0:
-        this.varint();
-        return;
-      case 1:
-        this.advance(8, at);
-        return;
-      case 2:
-        this.delimited();
-        return;
-      case 5:
-        this.advance(4, at);
-        return;
-      default:
-        throw new StructBytesError(`wire type ${tag & 7}`, at);
-    }
-  }
-
-  private advance(n: number, at: number): void {
-    if (n > this.end - this.pos) throw new StructBytesError("a fixed-size field runs past the end", at);
-    this.pos += n;
-  }
 }
 
 export interface EncodedTwin {

@@ -5,6 +5,7 @@
 // are laid out; everything else handles a bag as opaque. A bag is either decoded
 // (WireStruct) or still encoded (EncodedStruct, ./struct-bytes.ts: what Python
 // mode passes through); the functions here take either.
+import { MAX_VALUE_DEPTH } from "./bag-check.js";
 import { finish, messageType } from "./proto.js";
 import { EncodedStruct, StructBytesError } from "./struct-bytes.js";
 
@@ -235,7 +236,7 @@ export function propertyPath(segments: readonly (string | number)[]): string {
 
 function pathSegment(s: string | number): string {
   if (typeof s === "number") return `[${s}]`;
-  return IDENTIFIER.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`;
+  return isIdentifier(s) ? `.${s}` : `[${JSON.stringify(s)}]`;
 }
 
 /**
@@ -263,47 +264,86 @@ export class UnexpectedStructTypeError extends Error {
   }
 }
 
-const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+/**
+ * A value nested more than `limit` objects and lists deep (a circular one
+ * never ends): converting it would recurse past what the host carries.
+ * `path` as for UnexpectedStructTypeError.
+ */
+export class ValueTooDeepError extends Error {
+  path = "";
+  constructor(readonly limit: number) {
+    super(`nested more than ${limit} levels deep`);
+  }
+}
+
+/**
+ * Whether `k` reads as a JavaScript identifier (`.k` in a path, else `["k"]`).
+ * Not a regular expression: this runs while unwinding a deep conversion, and
+ * V8 compiling a regular expression with little stack left aborts the process.
+ */
+function isIdentifier(k: string): boolean {
+  if (k.length === 0) return false;
+  for (let i = 0; i < k.length; i++) {
+    const c = k.charCodeAt(i);
+    const letter = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+    if (!letter && !(i > 0 && c >= 48 && c <= 57)) return false;
+  }
+  return true;
+}
 
 function within(e: unknown, segment: string): unknown {
-  if (e instanceof UnexpectedStructTypeError) e.path = segment + e.path;
+  if (e instanceof UnexpectedStructTypeError || e instanceof ValueTooDeepError) e.path = segment + e.path;
   return e;
 }
 
-export function jsToStruct(obj: unknown): WireStruct {
+/**
+ * `obj`'s keys as a Struct. Its values may nest `maxDepth` objects and lists
+ * deep (bag-check.ts counts them the same way); deeper ones throw ValueTooDeepError.
+ */
+export function jsToStruct(obj: unknown, maxDepth: number = MAX_VALUE_DEPTH.nodejs): WireStruct {
+  return structOf(obj, 0, maxDepth);
+}
+
+export function jsToValue(v: unknown, maxDepth: number = MAX_VALUE_DEPTH.nodejs): WireValue {
+  return valueOf(v, 0, maxDepth);
+}
+
+/** A Struct whose own values sit at `level` (the objects and lists around them). */
+function structOf(obj: unknown, level: number, maxDepth: number): WireStruct {
   const fields: Record<string, WireValue> = Object.create(null);
   // for…in over a primitive walks its wrapper (a string yields its indices), as upstream does.
   const target = obj as Record<string, unknown>;
   for (const k in target) {
     try {
-      fields[k] = jsToValue(target[k]);
+      fields[k] = valueOf(target[k], level, maxDepth);
     } catch (e) {
-      throw within(e, IDENTIFIER.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
+      throw within(e, isIdentifier(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
     }
   }
   return { fields };
 }
 
-export function jsToValue(v: unknown): WireValue {
+function valueOf(v: unknown, level: number, maxDepth: number): WireValue {
   switch (typeof v) {
     case "string": return { stringValue: v };
     case "number": return { numberValue: v };
     case "boolean": return { boolValue: v };
     case "object":
       if (v === null) return { nullValue: 0 };
+      if (level >= maxDepth) throw new ValueTooDeepError(maxDepth);
       if (Array.isArray(v)) {
         // Indexed, not mapped: a hole is undefined and must fail as upstream does.
         const values: WireValue[] = [];
         for (let i = 0; i < v.length; i++) {
           try {
-            values.push(jsToValue(v[i]));
+            values.push(valueOf(v[i], level + 1, maxDepth));
           } catch (e) {
             throw within(e, `[${i}]`);
           }
         }
         return { listValue: { values } };
       }
-      return { structValue: jsToStruct(v) };
+      return { structValue: structOf(v, level + 1, maxDepth) };
     default:
       throw new UnexpectedStructTypeError(typeof v === "function" ? "a function" : typeof v === "undefined" ? "undefined" : `a ${typeof v}`);
   }

@@ -19,6 +19,7 @@ import {
   PROVIDER_KEY,
   UnexpectedStructTypeError,
   UnsetValueError,
+  ValueTooDeepError,
   jsToStruct,
   structToJs,
   unsetValuePath,
@@ -295,6 +296,13 @@ function toStruct(call: CallInfo, method: string, what: string, value: unknown):
       throw new ProviderResultError(
         `${call.operation} ${call.urn}: the dynamic provider's ${method} returned ${what}${e.path} = ${e.got}, ` +
           `which cannot be sent to the engine (Unexpected struct type.); use null or leave the key out`,
+      );
+    }
+    if (e instanceof ValueTooDeepError) {
+      const path = e.path.length > 120 ? `${e.path.slice(0, 120)}…` : e.path;
+      throw new ProviderResultError(
+        `${call.operation} ${call.urn}: the dynamic provider's ${method} returned ${what}${path}, a value nested more than ` +
+          `${e.limit} levels deep (objects and lists within one another; a circular reference never ends), which cannot be sent to the engine`,
       );
     }
     throw e;

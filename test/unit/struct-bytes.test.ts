@@ -7,7 +7,9 @@ import { expect } from "chai";
 import { createRequire } from "node:module";
 import { messageType } from "../../src/host/proto.js";
 import { serviceDefinition } from "../../src/host/server.js";
+import { checkBag } from "../../src/host/bag-check.js";
 import { EncodedStruct, StructBytesError } from "../../src/host/struct-bytes.js";
+import { WireFormatError } from "../../src/host/wire-cursor.js";
 import {
   carryField,
   decodeStruct,
@@ -72,7 +74,10 @@ describe("struct-bytes: reading an encoded Struct at the wire level", function (
     expect(entry(key, num, str).stringValue("k")).to.equal("abc");
     expect(entry(key, str, num).stringValue("k")).to.equal(undefined);
     expect(entry(key, str).stringValue("other")).to.equal(undefined);
-    expect(() => entry(key, [0x12, 0x02, 0x18, 0x01]).stringValue("k")).to.throw(StructBytesError, /a string_value of wire type 0 at byte 7/);
+    expect(() => entry(key, [0x12, 0x02, 0x18, 0x01]).stringValue("k")).to.throw(
+      StructBytesError,
+      /the string_value of a Value \(field 3\) has wire type 0 \(varint\) instead of wire type 2 \(length-delimited\) at byte 7/,
+    );
   });
 
   it("reads each long string right when bags alternate between texts of one length", function () {
@@ -88,6 +93,7 @@ describe("struct-bytes: reading an encoded Struct at the wire level", function (
       0x19, 1, 2, 3, 4, 5, 6, 7, 8, // field 3, fixed64
       0x22, 2, 0xff, 0xfe, // field 4, 2 bytes
       0x2d, 1, 2, 3, 4, // field 5, fixed32
+      0x33, 0x08, 0x01, 0x3b, 0x3c, 0x34, // field 6, a group holding a varint and an empty group of field 7
     ]);
     const bytes = Buffer.concat([unknown, theirs({ __provider: "p" }), unknown]);
     const enc = new EncodedStruct(bytes);
@@ -100,8 +106,11 @@ describe("struct-bytes: reading an encoded Struct at the wire level", function (
     ["a truncated tag", [0x8a], /a varint runs past the end at byte 0/],
     ["an entry longer than the bag", [0x0a, 0x05, 0x0a], /a field of 5 bytes runs past the end at byte 1/],
     ["a key longer than its entry", [0x0a, 0x02, 0x0a, 0x09], /a field of 9 bytes runs past the end at byte 3/],
-    ["a group (wire type 3)", [0x13], /wire type 3 at byte 1/],
-    ["field number 0", [0x02, 0x00], /field tag 2 at byte 1/],
+    ["a group that never ends", [0x13, 0x08, 0x01], /a group \(field 2\) runs past the end at byte 1/],
+    ["an end group with no group open", [0x14], /an end group \(field 2\) with no group open at byte 1/],
+    ["a group closed by another field's end", [0x13, 0x1c], /an end group of field 3 closes the group of field 2 at byte 1/],
+    ["wire type 6", [0x16], /wire type 6 at byte 0/],
+    ["field number 0", [0x02, 0x00], /field tag 2 at byte 0/],
     ["a truncated fixed64", [0x19, 1, 2], /a fixed-size field runs past the end at byte 1/],
     ["an 11-byte varint", [0x10, ...new Array(10).fill(0xff), 0x01], /a varint is longer than 10 bytes at byte 1/],
   ];
@@ -119,6 +128,97 @@ describe("struct-bytes: reading an encoded Struct at the wire level", function (
     expect(() => rawField(new EncodedStruct(bytes), "k")).to.throw(StructBytesError);
     expect(() => decodeStruct(new EncodedStruct(bytes))).to.throw(StructBytesError);
   });
+});
+
+// Wire bytes by hand, for what no encoder writes.
+const varint = (n: number): number[] => {
+  const out: number[] = [];
+  for (; n > 127; n = Math.floor(n / 128)) out.push((n & 127) | 128);
+  out.push(n);
+  return out;
+};
+const tag = (field: number, wireType: number) => varint((field << 3) | wireType);
+const len = (field: number, body: number[]) => [...tag(field, 2), ...varint(body.length), ...body];
+const text = (field: number, s: string) => len(field, [...Buffer.from(s)]);
+/** A Struct entry: key = 1, value = 2. */
+const entryOf = (key: string, value: number[]) => len(1, [...text(1, key), ...len(2, value)]);
+const NUMBER_ONE = [...tag(2, 1), 0, 0, 0, 0, 0, 0, 0xf0, 0x3f];
+
+/**
+ * Each case is a bag's bytes and what google-protobuf (the Node reference's
+ * decoder, strict about wire types) makes of them: either it decodes them, and
+ * ours must read the same values, or it refuses them, and ours must too, with
+ * a message naming the field. Ours refuses one thing google-protobuf lets
+ * through (an end group with no group open); upb, the Python reference's
+ * decoder, drops a known field of the wrong wire type instead of refusing it.
+ */
+const wireCases: { name: string; bytes: number[]; ours?: RegExp; google?: "accepts" }[] = [
+  {
+    name: "unknown fields of every wire type, groups nested in groups, around and inside entries and values",
+    bytes: [
+      ...tag(2, 0), ...varint(150), ...tag(3, 1), 1, 2, 3, 4, 5, 6, 7, 8, ...len(4, [0xff]), ...tag(5, 5), 1, 2, 3, 4,
+      ...tag(6, 3), ...tag(1, 0), 1, ...tag(7, 3), ...tag(7, 4), ...tag(6, 4),
+      ...len(1, [...text(1, "k"), ...tag(9, 0), 1, ...len(2, [...tag(8, 3), ...tag(8, 4), ...text(3, "v")])]),
+      ...entryOf("__provider", text(3, "p")),
+    ],
+  },
+  { name: "a repeated key and a Value given twice (merged)", bytes: [...entryOf("a", NUMBER_ONE), ...entryOf("a", text(3, "x")), ...len(1, [...text(1, "b"), ...len(2, text(3, "y")), ...len(2, NUMBER_ONE)])] },
+  { name: "Struct.fields as a varint", bytes: [...tag(1, 0), 1], ours: /an entry \(Struct\.fields, field 1\) has wire type 0 \(varint\) instead of wire type 2 \(length-delimited\) at byte 0/ },
+  { name: "Struct.fields as a group", bytes: [...tag(1, 3), ...tag(1, 4)], ours: /an entry \(Struct\.fields, field 1\) has wire type 3 \(start group\)/ },
+  { name: "an entry's key as a varint", bytes: len(1, [...tag(1, 0), 5, ...len(2, NUMBER_ONE)]), ours: /the key of an entry \(field 1\) has wire type 0/ },
+  { name: "an entry's value as a fixed32", bytes: len(1, [...text(1, "k"), ...tag(2, 5), 1, 2, 3, 4]), ours: /in property "k": the value of an entry \(field 2\) has wire type 5 \(32-bit\)/ },
+  { name: "a null_value as length-delimited", bytes: entryOf("k", len(1, [])), ours: /in property "k": the null_value of a Value \(field 1\) has wire type 2/ },
+  { name: "a number_value as a varint", bytes: entryOf("k", [...tag(2, 0), 1]), ours: /in property "k": the number_value of a Value \(field 2\) has wire type 0 \(varint\) instead of wire type 1 \(64-bit\)/ },
+  { name: "a string_value as a varint", bytes: entryOf("k", [...tag(3, 0), 3]), ours: /in property "k": the string_value of a Value \(field 3\) has wire type 0/ },
+  { name: "a bool_value as a fixed64", bytes: entryOf("k", [...tag(4, 1), 1, 0, 0, 0, 0, 0, 0, 0]), ours: /in property "k": the bool_value of a Value \(field 4\) has wire type 1/ },
+  { name: "a struct_value as a varint", bytes: entryOf("k", [...tag(5, 0), 3]), ours: /in property "k": the struct_value of a Value \(field 5\) has wire type 0/ },
+  { name: "a list_value as a fixed32", bytes: entryOf("k", [...tag(6, 5), 1, 2, 3, 4]), ours: /in property "k": the list_value of a Value \(field 6\) has wire type 5/ },
+  {
+    name: "a string_value as a varint three levels down",
+    bytes: entryOf("outer", len(5, entryOf("l", len(6, len(1, [...tag(3, 0), 3]))))),
+    ours: /in property "outer": the string_value of a Value \(field 3\) has wire type 0/,
+  },
+  { name: "a list's value as a varint", bytes: entryOf("l", len(6, [...tag(1, 0), 1])), ours: /in property "l": a value of a ListValue \(field 1\) has wire type 0/ },
+  { name: "wire type 7", bytes: [...entryOf("a", NUMBER_ONE), 0x0f], ours: /wire type 7 at byte 16/ },
+  { name: "a group that never ends, inside a value", bytes: entryOf("k", [...tag(9, 3), ...tag(1, 0), 1]), ours: /in property "k": a group \(field 9\) runs past the end of the field holding it/ },
+  { name: "a group closed by another field's end", bytes: entryOf("k", [...tag(9, 3), ...tag(8, 4)]), ours: /in property "k": an end group of field 8 with no such group open/ },
+  { name: "an end group with no group open", bytes: [...entryOf("a", NUMBER_ONE), ...tag(9, 4)], ours: /an end group of field 9 with no such group open at byte 16/, google: "accepts" },
+  { name: "a value cut short", bytes: [...entryOf("k", text(3, "abc"))].slice(0, -1), ours: /a field of 10 bytes runs past the end at byte 1/ },
+  { name: "a fixed64 cut short inside a value", bytes: len(1, [...text(1, "k"), ...len(2, [...tag(2, 1), 1, 2])]), ours: /in property "k": a fixed-size field runs past the end/ },
+];
+
+describe("struct-bytes: wire types, beside google-protobuf's decoding of the same bytes", function () {
+  for (const c of wireCases) {
+    it(`${c.ours ? "refuses" : "reads"} ${c.name}${c.google === "accepts" ? " (google-protobuf lets it through)" : ""}`, function () {
+      const bytes = Buffer.from(c.bytes);
+      let google: Record<string, unknown> | Error;
+      try {
+        google = Struct.deserializeBinary(new Uint8Array(bytes)).toJavaScript();
+      } catch (e) {
+        google = e as Error;
+      }
+      if (!c.ours) {
+        expect(google).not.to.be.instanceOf(Error);
+        expect(checkBag(bytes, 10)).to.equal(undefined);
+        const enc = new EncodedStruct(bytes);
+        expect(structToJs(enc)).to.deep.equal(google);
+        for (const key of Object.keys(google as object)) expect(rawField(enc, key), key).to.deep.equal(rawField(decoded(bytes), key));
+        return;
+      }
+      if (c.google === "accepts") expect(google).not.to.be.instanceOf(Error);
+      else expect(google, "google-protobuf refuses it too").to.be.instanceOf(Error);
+      expect(() => checkBag(bytes, 10)).to.throw(WireFormatError, c.ours);
+      // What struct-bytes reads itself (the top level, __provider's value) it refuses alike.
+      expect(() => stringField(new EncodedStruct(bytes), "k")).to.satisfy((read: () => unknown) => {
+        try {
+          read();
+          return true; // the problem lies below what it reads
+        } catch (e) {
+          return e instanceof StructBytesError;
+        }
+      });
+    });
+  }
 });
 
 describe("struct-bytes: carrying __provider into an encoded answer", function () {
@@ -160,7 +260,7 @@ describe("struct-bytes: carrying __provider into an encoded answer", function ()
 });
 
 describe("struct-bytes: requests and responses with bags left encoded", function () {
-  const create = serviceDefinition("encoded").Create;
+  const create = serviceDefinition("checked").Create;
   const CreateRequest = messageType("pulumirpc.CreateRequest");
   const ReadRequest = messageType("pulumirpc.ReadRequest");
   const CreateResponse = messageType("pulumirpc.CreateResponse");
@@ -177,7 +277,7 @@ describe("struct-bytes: requests and responses with bags left encoded", function
   });
 
   it("keeps a bag's presence: unset, set but empty, and set", function () {
-    const read = serviceDefinition("encoded").Read;
+    const read = serviceDefinition("checked").Read;
     const req = read.requestDeserialize(
       Buffer.from(ReadRequest.encode({ id: "i", properties: { fields: {} } }).finish()),
     ) as Record<string, unknown>;

@@ -1,0 +1,151 @@
+// Reading protobuf's wire format by hand, for the readers that must not trust
+// protobufjs with bytes from the engine: its generated decoders read a known
+// field by its declared type whatever wire type the tag carries (a string
+// sent as a varint becomes whatever the next bytes spell), and recurse once
+// per nested message. Used by struct-bytes.ts (bags left encoded), bag-check.ts
+// (a bag's depth and wire types) and request-decode.ts (a request's own fields).
+//
+// Protobuf's rules, as this cursor applies them: wire types 0, 1, 2 and 5 are
+// values; 3 starts a group that runs to the matching 4 (groups are obsolete but
+// valid, and every decoder skips an unknown one); 6 and 7 do not exist; field
+// number 0 does not exist; a tag or length runs at most 10 bytes.
+
+/** The bytes break the wire format; `offset` is where reading failed. */
+export class WireFormatError extends Error {
+  override name = "WireFormatError";
+  constructor(
+    readonly problem: string,
+    readonly offset?: number,
+  ) {
+    super(`${problem}${offset === undefined ? "" : ` at byte ${offset}`}`);
+  }
+}
+
+export const WIRE_VARINT = 0;
+export const WIRE_FIXED64 = 1;
+export const WIRE_LEN = 2;
+export const WIRE_START_GROUP = 3;
+export const WIRE_END_GROUP = 4;
+export const WIRE_FIXED32 = 5;
+
+const WIRE_TYPE_NAMES = ["varint", "64-bit", "length-delimited", "start group", "end group", "32-bit"];
+
+/** "wire type 2 (length-delimited)", for messages that say what was found or expected. */
+export function describeWireType(wireType: number): string {
+  const name = WIRE_TYPE_NAMES[wireType];
+  return name === undefined ? `wire type ${wireType}` : `wire type ${wireType} (${name})`;
+}
+
+/**
+ * Reads protobuf wire primitives within [pos, end) of a buffer. A reader that
+ * walks nested messages with one cursor moves `end` in and out with them.
+ */
+export class WireCursor {
+  constructor(
+    private readonly buf: Buffer,
+    public pos: number,
+    public end: number,
+  ) {}
+
+  get done(): boolean {
+    return this.pos >= this.end;
+  }
+
+  varint(): number {
+    const at = this.pos;
+    let result = 0;
+    let scale = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw new WireFormatError("a varint runs past the end", at);
+      const b = this.buf[this.pos++];
+      result += (b & 0x7f) * scale;
+      if ((b & 0x80) === 0) return result;
+      scale *= 128;
+    }
+    throw new WireFormatError("a varint is longer than 10 bytes", at);
+  }
+
+  /** A field's tag, checked: a field number of at least 1 and a wire type that exists. */
+  tag(): number {
+    const at = this.pos;
+    const tag = this.varint();
+    if (tag > 0xffffffff || tag >>> 3 === 0) throw new WireFormatError(`field tag ${tag}`, at);
+    if ((tag & 7) > WIRE_FIXED32) throw new WireFormatError(`wire type ${tag & 7}`, at);
+    return tag;
+  }
+
+  /** A length-delimited field's [start, end); the cursor moves past it. */
+  delimited(): [number, number] {
+    const end = this.lengthEnd();
+    const start = this.pos;
+    this.pos = end;
+    return [start, end];
+  }
+
+  /**
+   * Reads a length-delimited field's length and returns where its bytes end;
+   * the cursor stays at their start (a reader entering the field).
+   */
+  lengthEnd(): number {
+    const at = this.pos;
+    const length = this.varint();
+    if (length > this.end - this.pos) throw new WireFormatError(`a field of ${length} bytes runs past the end`, at);
+    return this.pos + length;
+  }
+
+  /**
+   * Moves past the value of a field whose tag was just read (by tag() or
+   * varint()). A group is skipped to its matching end without recursing,
+   * however deep it nests (how deep a bag may nest, groups included, is
+   * bag-check.ts's to judge); an end group with no group open is an error.
+   */
+  skip(tag: number): void {
+    const at = this.pos;
+    if (tag > 0xffffffff || tag >>> 3 === 0) throw new WireFormatError(`field tag ${tag}`, at);
+    switch (tag & 7) {
+      case WIRE_VARINT:
+        this.varint();
+        return;
+      case WIRE_FIXED64:
+        this.advance(8, at);
+        return;
+      case WIRE_LEN:
+        this.pos = this.lengthEnd();
+        return;
+      case WIRE_FIXED32:
+        this.advance(4, at);
+        return;
+      case WIRE_START_GROUP:
+        this.skipGroup(tag >>> 3, at);
+        return;
+      case WIRE_END_GROUP:
+        throw new WireFormatError(`an end group (field ${tag >>> 3}) with no group open`, at);
+      default:
+        throw new WireFormatError(`wire type ${tag & 7}`, at);
+    }
+  }
+
+  /** Past the end of a group of field `field` whose start tag was just read. */
+  private skipGroup(field: number, at: number): void {
+    const open = [field];
+    while (open.length > 0) {
+      if (this.done) throw new WireFormatError(`a group (field ${open[open.length - 1]}) runs past the end`, at);
+      const tagAt = this.pos;
+      const tag = this.tag();
+      const wireType = tag & 7;
+      if (wireType === WIRE_END_GROUP) {
+        const closing = open.pop();
+        if (closing !== tag >>> 3) throw new WireFormatError(`an end group of field ${tag >>> 3} closes the group of field ${closing}`, tagAt);
+      } else if (wireType === WIRE_START_GROUP) {
+        open.push(tag >>> 3);
+      } else {
+        this.skip(tag);
+      }
+    }
+  }
+
+  private advance(n: number, at: number): void {
+    if (n > this.end - this.pos) throw new WireFormatError("a fixed-size field runs past the end", at);
+    this.pos += n;
+  }
+}
