@@ -15,7 +15,7 @@
 //   must come with its own wire type; one that does not is refused, naming it
 //   and the property it is in (google-protobuf refuses it too; protobufjs
 //   misreads it, upb drops it). Unknown fields are skipped, groups included.
-import { describeWireType, WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT, WireCursor, WireFormatError } from "./wire-cursor.js";
+import { describeWireType, WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT, lastStringField, WireCursor, WireFormatError } from "./wire-cursor.js";
 
 /**
  * The deepest property values each mode accepts; a request with a deeper one
@@ -174,20 +174,5 @@ export function quoteKey(key: string): string {
 
 /** The key of the entry in [start, end): its last well-formed field 1, read as far as the bytes allow; "" without one. */
 function keyOf(bytes: Buffer, start: number, end: number): string {
-  let key = "";
-  const entry = new WireCursor(bytes, start, end);
-  try {
-    while (!entry.done) {
-      const tag = entry.tag();
-      if (tag === ((1 << 3) | WIRE_LEN)) {
-        const [keyStart, keyEnd] = entry.delimited();
-        key = bytes.toString("utf8", keyStart, keyEnd);
-      } else {
-        entry.skip(tag);
-      }
-    }
-  } catch {
-    // read as far as it goes
-  }
-  return key;
+  return lastStringField(bytes, start, end, 1);
 }

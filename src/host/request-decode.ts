@@ -17,7 +17,7 @@
 // BadRequestError naming the method and, when it can be read, the resource.
 import protobuf from "protobufjs";
 import { BadRequestError } from "./errors.js";
-import { describeWireType, WIRE_LEN, WireCursor, WireFormatError } from "./wire-cursor.js";
+import { describeWireType, lastStringField, WIRE_LEN, WireCursor, WireFormatError } from "./wire-cursor.js";
 
 /** What grpc-js hands the RPC's handler when the request's bytes could not be decoded. */
 export class UndecodableRequest {
@@ -153,21 +153,5 @@ function checkMapEntry(owner: protobuf.Type, field: protobuf.MapField, bytes: Bu
  */
 function urnOf(type: protobuf.Type, bytes: Buffer): string {
   const field = type.fields.urn;
-  if (!field) return "";
-  let urn = "";
-  const cursor = new WireCursor(bytes, 0, bytes.length);
-  try {
-    while (!cursor.done) {
-      const tag = cursor.tag();
-      if (tag === ((field.id << 3) | WIRE_LEN)) {
-        const [start, end] = cursor.delimited();
-        urn = bytes.toString("utf8", start, end);
-      } else {
-        cursor.skip(tag);
-      }
-    }
-  } catch {
-    // read as far as it goes
-  }
-  return urn;
+  return field ? lastStringField(bytes, 0, bytes.length, field.id) : "";
 }

@@ -149,3 +149,27 @@ export class WireCursor {
     this.pos += n;
   }
 }
+
+/**
+ * The last well-formed string of field `id` in bytes [start, end), read as far
+ * as they allow (for naming a key or a URN in the error about bytes that did
+ * not decode); "" when there is none.
+ */
+export function lastStringField(bytes: Buffer, start: number, end: number, id: number): string {
+  let value = "";
+  const cursor = new WireCursor(bytes, start, end);
+  try {
+    while (!cursor.done) {
+      const tag = cursor.tag();
+      if (tag === ((id << 3) | WIRE_LEN)) {
+        const [from, to] = cursor.delimited();
+        value = bytes.toString("utf8", from, to);
+      } else {
+        cursor.skip(tag);
+      }
+    }
+  } catch {
+    // read as far as it goes
+  }
+  return value;
+}
