@@ -110,7 +110,10 @@ describe("struct-bytes: reading an encoded Struct at the wire level", function (
     ["an end group with no group open", [0x14], /an end group \(field 2\) with no group open at byte 1/],
     ["a group closed by another field's end", [0x13, 0x1c], /an end group of field 3 closes the group of field 2 at byte 1/],
     ["wire type 6", [0x16], /wire type 6 at byte 0/],
-    ["field number 0", [0x02, 0x00], /field tag 2 at byte 0/],
+    ["field number 0", [0x02, 0x00], /field number 0 \(field numbers start at 1\) at byte 0/],
+    // 2^29 as a varint field: tag 2^32, five bytes.
+    ["a field number past the largest", [0x80, 0x80, 0x80, 0x80, 0x10, 0x00], /field number 536870912, past protobuf's largest \(536870911\): no message has such a field at byte 0/],
+    ["a ten-byte tag", [...new Array(9).fill(0xff), 0x01, 0x00], /field number 2305843009213693951, past protobuf's largest/],
     ["a truncated fixed64", [0x19, 1, 2], /a fixed-size field runs past the end at byte 1/],
     ["an 11-byte varint", [0x10, ...new Array(10).fill(0xff), 0x01], /a varint is longer than 10 bytes at byte 1/],
   ];
