@@ -7,11 +7,14 @@ import type { Language } from "./cases.js";
 /**
  * The deepest property values each mode carries (objects and lists within one
  * another; a number, string or null is 0 levels): Node mode 1500, past what
- * the Node reference takes (1090); Python mode 490, what the Python SDK takes.
- * A value within the limit must go through; a deeper one must be refused
- * with INVALID_ARGUMENT naming the property and its depth.
+ * the Node reference takes (1090); Python mode 490, what the Python SDK takes,
+ * a level of lists counting as 1.5 (the SDK recurses deeper through lists: it
+ * carries 326 levels of them). A value within the limit must go through; a
+ * deeper one must be refused with INVALID_ARGUMENT naming the property and
+ * its depth.
  */
 export const MAX_DEPTH: Record<Language, number> = { nodejs: 1500, python: 490 };
+export const LIST_LEVEL_COST: Record<Language, number> = { nodejs: 1, python: 1.5 };
 
 /**
  * The most an error text may be, in UTF-8 bytes: the host's documented cap,

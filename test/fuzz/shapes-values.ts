@@ -3,9 +3,9 @@
 // places, and the provider's own errors carrying secrets or megabytes of text.
 import { buried, oddKey, ODD_NUMBERS, plainData, randomStruct, randomValue, secretValue, sentinelValue } from "./adversarial.js";
 import { pickResourceRpc, resourceRequest, urnFor, type Draft, type ModeInfo, type Shape } from "./cases.js";
-import { CODE, MAX_DEPTH } from "./limits.js";
+import { CODE, LIST_LEVEL_COST, MAX_DEPTH } from "./limits.js";
 import type { Rng } from "./random.js";
-import { depthOf, list, num, obj, str, type FStruct, type FValue } from "./values.js";
+import { depthOf, list, num, obj, str, weightedDepth, type FStruct, type FValue } from "./values.js";
 
 /** A case sending `fields` to the good provider; it must answer, and the echo must round-trip where the mode keeps values as they are. */
 function echoCase(rng: Rng, m: ModeInfo, fields: FStruct, note: string, extra: Partial<Draft> = {}): Draft {
@@ -19,7 +19,7 @@ function echoCase(rng: Rng, m: ModeInfo, fields: FStruct, note: string, extra: P
 
 // Each mode's limit and its edges, where decoders used to stop (protobufjs at 50, the Python SDK's lists at
 // 326, the Node reference at 1090), and 10 000, past where an unbounded recursive decoder overflows its stack.
-const depths = (limit: number) => [10, 49, 50, 51, 100, 326, 330, 999, 1090, limit - 1, limit, limit + 1, 2500, 4000, 10_000];
+const depths = (limit: number) => [10, 49, 50, 51, 100, 326, 327, 392, 393, 999, 1090, limit - 1, limit, limit + 1, 2500, 4000, 10_000];
 
 export const VALUE_SHAPES: Shape[] = [
   {
@@ -39,7 +39,7 @@ export const VALUE_SHAPES: Shape[] = [
       // The leaf may be a level of its own.
       const levels = depthOf(deep);
       const draft = echoCase(rng, m, fields, `${levels} levels of ${via}`);
-      if (levels <= limit) return draft;
+      if (weightedDepth(deep, LIST_LEVEL_COST[m.language]) <= limit) return draft;
       // Past the mode's limit: refused before any provider code runs, naming the property and its depth.
       return { ...draft, expect: "error", echoes: false, onlyCodes: [CODE.INVALID_ARGUMENT], mentions: [new RegExp(`property "deep" nested ${levels} levels deep`)] };
     },
