@@ -15,7 +15,22 @@
 //   must come with its own wire type; one that does not is refused, naming it
 //   and the property it is in (google-protobuf refuses it too; protobufjs
 //   misreads it, upb drops it). Unknown fields are skipped, groups included.
-import { describeWireType, WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT, lastStringField, WireCursor, WireFormatError } from "./wire-cursor.js";
+// - Text. Keys and string values must be valid UTF-8, as every protobuf string
+//   (Go's protobuf and upb refuse them; protobufjs would put U+FFFD in place of
+//   the bad bytes, changing the value without a word).
+import {
+  describeWireType,
+  isUtf8Text,
+  lastStringField,
+  WIRE_END_GROUP,
+  WIRE_FIXED32,
+  WIRE_FIXED64,
+  WIRE_LEN,
+  WIRE_START_GROUP,
+  WIRE_VARINT,
+  WireCursor,
+  WireFormatError,
+} from "./wire-cursor.js";
 
 /**
  * The deepest property values each mode accepts; a request with a deeper one
@@ -68,19 +83,24 @@ const enum Kind {
   Value,
   List,
   Group,
+  /** A string: not a message, but bytes to check. */
+  Text,
 }
 
 
-/** The fields each message of a bag defines, by kind and field number: [name, wire type, what a length-delimited one holds]. */
+/**
+ * The fields each message of a bag defines, by kind and field number: [name,
+ * wire type, what a length-delimited one holds (Kind.Text: a string)].
+ */
 type FieldSpec = readonly [name: string, wireType: number, holds?: Kind];
 const FIELDS: readonly (readonly (FieldSpec | undefined)[])[] = [];
 (FIELDS as (FieldSpec | undefined)[][])[Kind.Struct] = [undefined, ["an entry (Struct.fields, field 1)", WIRE_LEN, Kind.Entry]];
-(FIELDS as (FieldSpec | undefined)[][])[Kind.Entry] = [undefined, ["the key of an entry (field 1)", WIRE_LEN], ["the value of an entry (field 2)", WIRE_LEN, Kind.Value]];
+(FIELDS as (FieldSpec | undefined)[][])[Kind.Entry] = [undefined, ["the key of an entry (field 1)", WIRE_LEN, Kind.Text], ["the value of an entry (field 2)", WIRE_LEN, Kind.Value]];
 (FIELDS as (FieldSpec | undefined)[][])[Kind.Value] = [
   undefined,
   ["the null_value of a Value (field 1)", WIRE_VARINT],
   ["the number_value of a Value (field 2)", WIRE_FIXED64],
-  ["the string_value of a Value (field 3)", WIRE_LEN],
+  ["the string_value of a Value (field 3)", WIRE_LEN, Kind.Text],
   ["the bool_value of a Value (field 4)", WIRE_VARINT],
   ["the struct_value of a Value (field 5)", WIRE_LEN, Kind.Struct],
   ["the list_value of a Value (field 6)", WIRE_LEN, Kind.List],
@@ -164,6 +184,11 @@ export function checkBag(bytes: Buffer, maxDepth: number, listCost = 1): TooDeep
           continue;
         }
         end = cursor.lengthEnd();
+        if (holds === Kind.Text) {
+          if (!isUtf8Text(bytes, cursor.pos, end)) throw new WireFormatError(`${spec![0]} is not valid UTF-8, as every protobuf string must be`, at);
+          cursor.pos = end;
+          continue;
+        }
         if (top === 0) {
           propertyStart = cursor.pos;
           propertyEnd = end;

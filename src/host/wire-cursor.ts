@@ -10,7 +10,9 @@
 // valid, and every decoder skips an unknown one); 6 and 7 do not exist; field
 // numbers run from 1 to 2^29 - 1 (a number outside them is no field, and
 // decoders refuse the message, as Go's protowire does); a tag or length runs
-// at most 10 bytes.
+// at most 10 bytes. A proto3 string holds valid UTF-8 (isUtf8Text): Go's
+// protobuf and upb refuse a message whose string does not; protobufjs and
+// google-protobuf (JS) would replace the bad bytes without a word.
 
 /** The bytes break the wire format; `offset` is where reading failed. */
 export class WireFormatError extends Error {
@@ -29,6 +31,8 @@ export const WIRE_LEN = 2;
 export const WIRE_START_GROUP = 3;
 export const WIRE_END_GROUP = 4;
 export const WIRE_FIXED32 = 5;
+
+import { isUtf8 } from "node:buffer";
 
 /** Protobuf's largest field number. */
 export const MAX_FIELD_NUMBER = 2 ** 29 - 1;
@@ -173,11 +177,50 @@ export class WireCursor {
 }
 
 /**
+ * Whether bytes [start, end) are valid UTF-8 (no overlong forms, surrogates
+ * or code points past U+10FFFF), as a proto3 string must be. Short text,
+ * nearly every key and most values, is checked here (a native call costs more
+ * than reading a few bytes); long text by Node's isUtf8.
+ */
+export function isUtf8Text(bytes: Buffer, start: number, end: number): boolean {
+  if (end - start > 64) return isUtf8(bytes.subarray(start, end));
+  let i = start;
+  while (i < end) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // The second byte's range depends on the first (RFC 3629's table); later ones are 80..BF.
+    let n: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) n = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      n = 2;
+      if (b === 0xe0) lo = 0xa0;
+      else if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      n = 3;
+      if (b === 0xf0) lo = 0x90;
+      else if (b === 0xf4) hi = 0x8f;
+    } else return false;
+    if (i + n >= end) return false;
+    const second = bytes[i + 1];
+    if (second < lo || second > hi) return false;
+    for (let k = 2; k <= n; k++) if ((bytes[i + k] & 0xc0) !== 0x80) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+/**
  * The last well-formed string of field `id` in bytes [start, end), read as far
  * as they allow (for naming a key or a URN in the error about bytes that did
- * not decode); "" when there is none.
+ * not decode); "" when there is none. With `validOnly`, a string that is not
+ * valid UTF-8 does not count.
  */
-export function lastStringField(bytes: Buffer, start: number, end: number, id: number): string {
+export function lastStringField(bytes: Buffer, start: number, end: number, id: number, validOnly = false): string {
   let value = "";
   const cursor = new WireCursor(bytes, start, end);
   try {
@@ -185,7 +228,7 @@ export function lastStringField(bytes: Buffer, start: number, end: number, id: n
       const tag = cursor.tag();
       if (tag === ((id << 3) | WIRE_LEN)) {
         const [from, to] = cursor.delimited();
-        value = bytes.toString("utf8", from, to);
+        if (!validOnly || isUtf8Text(bytes, from, to)) value = bytes.toString("utf8", from, to);
       } else {
         cursor.skip(tag);
       }

@@ -113,6 +113,38 @@ const cases: Case[] = [
     ours: "in CreateRequest.properties (field 2): a field of 100 bytes runs past the end at byte 58",
     urn: URN,
   },
+  {
+    name: "a urn that is not valid UTF-8 (google-protobuf replaces the bad bytes; upb and Go refuse it), naming no resource",
+    type: "CreateRequest",
+    bytes: Buffer.concat([len(1, Buffer.from([0x75, 0xff, 0x72])), bag]),
+    ours: "CreateRequest.urn (field 1) is not valid UTF-8, as every protobuf string must be at byte 0",
+    google: "decodes",
+  },
+  {
+    name: "an id cut inside a character, after a good urn",
+    type: "DeleteRequest",
+    bytes: Buffer.concat([len(1, Buffer.from([0x69, 0xe2, 0x82])), text(2, URN)]),
+    ours: "DeleteRequest.id (field 1) is not valid UTF-8, as every protobuf string must be at byte 0",
+    urn: URN,
+    google: "decodes",
+  },
+  {
+    name: "a repeated string (ignoreChanges) with a lone surrogate",
+    type: "DiffRequest",
+    bytes: Buffer.concat([text(2, URN), len(5, Buffer.from([0xed, 0xb0, 0x80]))]),
+    ours: "DiffRequest.ignoreChanges (field 5) is not valid UTF-8, as every protobuf string must be at byte 57",
+    urn: URN,
+    google: "decodes",
+  },
+  {
+    name: "a map entry's value (ConfigureRequest.variables) that is not valid UTF-8",
+    type: "ConfigureRequest",
+    bytes: Buffer.concat([len(1, Buffer.concat([text(1, "proj:k"), len(2, Buffer.from([0xc0, 0x80]))]))]),
+    ours:
+      "in ConfigureRequest.variables (field 1): the value of an entry of ConfigureRequest.variables (field 1) is not valid UTF-8, " +
+      "as every protobuf string must be at byte 10",
+    google: "decodes",
+  },
   { name: "a tag cut short", type: "CreateRequest", bytes: Buffer.concat([text(1, URN), Buffer.from([0x80])]), ours: "a varint runs past the end at byte 57", urn: URN },
   { name: "wire type 6", type: "CreateRequest", bytes: Buffer.concat([text(1, URN), Buffer.from([0x3e])]), ours: "wire type 6 at byte 57", urn: URN },
   {
