@@ -2,6 +2,7 @@
 // odd URNs, ids and types, a bag left out, odd timeouts; and the ones no stub
 // would send: a Value with no kind, fields with the wrong wire type, unknown
 // fields, truncated or random bytes, invalid UTF-8, impossible lengths.
+import { isUtf8 } from "node:buffer";
 import { buried, randomStruct } from "./adversarial.js";
 import { pickResourceRpc, resourceRequest, urnFor, type Draft, type ModeInfo, type Shape } from "./cases.js";
 import { CODE } from "./limits.js";
@@ -132,6 +133,7 @@ const UNKNOWN_FIELDS = (rng: Rng): Buffer =>
  */
 const PAST_MAX_FIELD_NUMBERS = [MAX_FIELD_NUMBER + 1, 2 ** 32, 2n ** 61n - 1n] as const;
 
+/** Bytes that are not UTF-8 (two invalid bytes, a character cut short, a surrogate), and one that is, though odd (a NUL). */
 const BAD_UTF8 = [Buffer.from([0xff, 0xfe]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from("ok\u0000", "utf8")];
 
 export const WIRE_SHAPES: Shape[] = [
@@ -200,9 +202,11 @@ export const WIRE_SHAPES: Shape[] = [
     name: "wire.bad-utf8",
     weight: 2,
     make: (rng, m) => {
-      const bad = Buffer.concat([Buffer.from("x"), rng.pick(BAD_UTF8), Buffer.from("y")]);
+      const odd = rng.pick(BAD_UTF8);
+      const bad = Buffer.concat([Buffer.from("x"), odd, Buffer.from("y")]);
       const where = rng.pick(["urn", "key", "value", "__provider"] as const);
-      return changed(rng, m, `invalid UTF-8 in the ${where}`, (s, method) => {
+      const method = pickResourceRpc(rng);
+      const draft = changed(rng, m, `invalid UTF-8 in the ${where}`, (s) => {
         const numbers = FIELDS[method]!;
         if (where === "urn") {
           delete s.urn;
@@ -211,10 +215,19 @@ export const WIRE_SHAPES: Shape[] = [
         }
         const bag = s.bags![PROVIDER_BAG[method]] as FStruct;
         const entry = (key: Buffer, value: Buffer) => bytesField(STRUCT.fields, Buffer.concat([bytesField(STRUCT.key, key), bytesField(STRUCT.value, value)]));
-        const odd =
+        const oddEntry =
           where === "key" ? entry(bad, encodeValue(str("v"))) : entry(Buffer.from(where === "value" ? "bad" : "__provider"), bytesField(VALUE.string, bad));
-        s.bags![PROVIDER_BAG[method]] = Buffer.concat([encodeStruct(where === "__provider" ? bag.filter(([k]) => k !== "__provider") : bag), odd]);
-      }, where === "urn" ? { urn: undefined } : {});
+        s.bags![PROVIDER_BAG[method]] = Buffer.concat([encodeStruct(where === "__provider" ? bag.filter(([k]) => k !== "__provider") : bag), oddEntry]);
+      }, { method, ...(where === "urn" ? { urn: undefined } : {}) });
+      if (isUtf8(odd)) return draft;
+      // Proto3 strings are UTF-8: refused, naming the field (and the property), never replaced or misread.
+      const field = {
+        urn: `${method}Request\\.urn \\(field ${FIELDS[method]!.urn}\\)`,
+        key: "the key of an entry \\(field 1\\)",
+        value: 'in property "bad": the string_value of a Value \\(field 3\\)',
+        __provider: 'in property "__provider": the string_value of a Value \\(field 3\\)',
+      }[where];
+      return { ...draft, expect: "error", onlyCodes: [CODE.INVALID_ARGUMENT], mentions: [new RegExp(`${field} is not valid UTF-8`)] };
     },
   },
   {
