@@ -21,6 +21,7 @@ import {
   UnsetValueError,
   ValueTooDeepError,
   jsToStruct,
+  setOwn,
   structToJs,
   unsetValuePath,
   unsetValueProblem,
@@ -51,7 +52,7 @@ export class NodeRuntime implements DynamicRuntime {
     }
     for (const [k, v] of Object.entries(values)) {
       if (k === PROVIDER_KEY) continue;
-      config[k] = unwrapSecret(v);
+      setOwn(config, k, unwrapSecret(v));
     }
     this.loader.setConfig(config);
   }
