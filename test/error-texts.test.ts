@@ -142,6 +142,18 @@ for (const language of ["nodejs", "python"] as const) {
     });
 
     if (language === "nodejs") {
+      it("the stderr echo of an error thrown in Check (as the Node reference echoes it) is redacted alike", async function () {
+        const answer = await p.client.check({ urn: urn("echo"), news: { __provider: leaky, fail: true, quote: secret({ token: "echoed-t0ken" }) } });
+        expect(answer.code).to.equal(2);
+        const cfg = await p.client.delete({ urn: urn("echo-cfg"), id: "x", properties: { __provider: leaky, fail: "config" } });
+        expect(cfg.code).to.equal(2);
+        await p.until(() => p.stderr.slice(stderrMark).includes("could not log in"), "both echoes");
+        const echoed = p.stderr.slice(stderrMark);
+        expect(echoed).to.include("[secret]").and.include("could not log in with password [secret]");
+        expect(echoed).not.to.include("echoed-t0ken");
+        expect(echoed).not.to.include("config-pa55word");
+      });
+
       it("an init failure's message and reasons are redacted too", async function () {
         const answer = await p.client.create({ urn: urn("partial"), properties: { __provider: leaky, fail: "partial", quote: secret("half-s3cret") } });
         expect(answer.code).to.equal(2);

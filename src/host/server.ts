@@ -86,7 +86,7 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
   // Every answer's error text is kept free of the secrets the requests and the config mark.
   const redaction = new Redaction();
   const unary = redactingUnary(redaction);
-  const bags = bagReader(opts.runtime.bags, MAX_VALUE_DEPTH[mode.language], LIST_LEVEL_COST[mode.language]);
+  const bags = bagReader(opts.runtime.bags, MAX_VALUE_DEPTH[mode.language], LIST_LEVEL_COST[mode.language], redaction);
   const refuse = (rpc: string) =>
     unary(rpc, () => {
       throw new NotImplementedError(mode.unimplemented(rpc));
@@ -137,12 +137,14 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
  * before anything recurses through it or trusts its wire format: one nested
  * deeper than the mode's MAX_VALUE_DEPTH (LIST_LEVEL_COST), or malformed, is a bad request
  * naming the method, the resource, the bag and the property. Then it is
- * wrapped as an EncodedStruct, or decoded. Unset bags stay undefined.
+ * wrapped as an EncodedStruct, or decoded. Unset bags stay undefined. The
+ * request's secrets (`redaction`) go with it, for what an adapter prints.
  */
-function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: number) {
+function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: number, redaction: Redaction) {
   return (rpc: string, req: Record<string, any>, ...names: string[]): any => {
     const urn = req.urn ?? "";
-    const out: Record<string, unknown> = { urn, type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0 };
+    const secrets = () => redaction.secretsFor(rpc, req);
+    const out: Record<string, unknown> = { urn, type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0, secrets };
     for (const n of names) {
       // Set on the wire = an own property; unset ones fall to the prototype's default.
       const v = Object.prototype.hasOwnProperty.call(req, n) ? req[n] : undefined;

@@ -5,6 +5,7 @@
 // deliberately differ, docs/parity.md says so and a test shows it.
 import * as grpc from "@grpc/grpc-js";
 import { BadRequestError, ProviderResultError, UserOperationError } from "../host/errors.js";
+import { redact } from "../host/redaction.js";
 import type {
   Bag,
   CallInfo,
@@ -157,7 +158,8 @@ export class NodeRuntime implements DynamicRuntime {
 
   /**
    * Check, Diff, Read and Delete: a user error is printed to stderr as
-   * `${e}: ${e.stack}` and answered the way grpc-js answers a thrown value.
+   * `${e}: ${e.stack}` (the secrets the request marks replaced, as in the
+   * answer) and answered the way grpc-js answers a thrown value.
    */
   private async echoing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
     try {
@@ -165,7 +167,7 @@ export class NodeRuntime implements DynamicRuntime {
     } catch (e) {
       if (isHostError(e)) throw e;
       const err = e as any;
-      console.error(`${describeThrown(err)}: ${err?.stack}`);
+      console.error(redact(`${describeThrown(err)}: ${err?.stack}`, call.secrets()));
       throw grpcJsStatus(err);
     }
   }
