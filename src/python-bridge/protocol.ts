@@ -66,6 +66,8 @@ export const ErrorCodes = {
   Cancelled: -32002,
   /** A request bag holds a Value with no kind set: `data` is unsetValueData. */
   UnsetValue: -32003,
+  /** The SDK refused to deserialize a value of a request bag: `data` is badValueData. */
+  BadValue: -32004,
 } as const;
 
 const kindSchema: Record<FieldKind, z.ZodType> = {
@@ -107,6 +109,14 @@ export const userErrorData = z
  */
 export const unsetValueData = z
   .object({ field: z.string(), path: z.array(z.union([z.string(), z.number().int()])) })
+  .strict();
+
+/**
+ * Where the SDK refused a value of a request bag (the innermost value it
+ * refuses on its own), and what it raised.
+ */
+export const badValueData = z
+  .object({ field: z.string(), path: z.array(z.union([z.string(), z.number().int()])), type: z.string(), message: z.string() })
   .strict();
 
 const id = z.number().int();
