@@ -107,6 +107,23 @@ describe("our Node plugin: bad input is answered clearly, without crashing or pr
     expect(await create(ref, { __provider: throwing })).to.deep.equal(error(2, "load boom"));
   });
 
+  it("provider members that are not functions: UNKNOWN naming the method and what it is, not echoed; a falsy one is no method, as upstream", async function () {
+    // Not serializer output: a handler whose provider's methods are other values.
+    const odd = "exports.handler = function () { return { create: 5, check: 'x', diff: null, read: [], update: {}, delete: true }; };";
+    const notAFunction = (op: string, member: string, what: string) =>
+      error(2, `${op} ${urn}: the dynamic provider's ${member} is ${what}, not a function; a dynamic provider's methods must be functions (or left out)`);
+    expect(await create(ours, { __provider: odd })).to.deep.equal(notAFunction("Create", "create", "a number (5)"));
+    expect(await check(ours, { __provider: odd })).to.deep.equal(notAFunction("Check", "check", 'a string ("x")'));
+    const id = "i1";
+    expect(await ours.client.read({ urn, id, properties: { __provider: odd } })).to.deep.include(notAFunction("Read", "read", "a list"));
+    expect(await ours.client.update({ urn, id, olds: { __provider: odd }, news: { __provider: odd } })).to.deep.include(notAFunction("Update", "update", "an object"));
+    expect(await ours.client.delete({ urn, id, properties: { __provider: odd } })).to.deep.include(notAFunction("Delete", "delete", "true"));
+    const diff = await ours.client.diff({ urn, id, olds: { __provider: odd }, news: { __provider: odd } });
+    expect(diff.code, diff.details).to.equal(0);
+    // The reference calls them: V8's text, naming neither the resource nor what the member is (and echoed, in Check).
+    expect(await create(ref, { __provider: odd })).to.deep.equal(error(2, "provider.create is not a function"));
+  });
+
   it("a module that is not installed, required while the provider loads: names the module and the directory it was resolved from", async function () {
     // Not serializer output: a real serialized text with a require of a module nobody installed prepended.
     const text = `const missing = require("${MISSING}");\n${scripted}`;

@@ -65,7 +65,7 @@ export class NodeRuntime implements DynamicRuntime {
       const provider = await this.provider(call, text);
       let inputs: any = news;
       let failures: any = [];
-      if (provider.check) {
+      if (has(call, provider, "check")) {
         const result = expectObject(call, "check", await (provider as Obj).check(olds, news));
         if (result.inputs) inputs = result.inputs;
         if (result.failures) failures = result.failures;
@@ -83,7 +83,7 @@ export class NodeRuntime implements DynamicRuntime {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, text);
-      if (!provider.diff) return { changes: "unknown", replaces: [], deleteBeforeReplace: false };
+      if (!has(call, provider, "diff")) return { changes: "unknown", replaces: [], deleteBeforeReplace: false };
       const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news));
       return {
         changes: result.changes === true ? "some" : result.changes === false ? "none" : "unknown",
@@ -97,6 +97,8 @@ export class NodeRuntime implements DynamicRuntime {
     return this.failing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, text);
+      // Called whatever it is, as upstream: without one, V8's own `provider.create is not a function`.
+      has(call, provider, "create");
       const result = expectObject(call, "create", await (provider as Obj).create(props));
       const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
       return { id: createdId(call, result.id), outs: toStruct(call, "create", "outs", outs) };
@@ -108,7 +110,7 @@ export class NodeRuntime implements DynamicRuntime {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, text);
       // Without a read method the state goes back exactly as it came.
-      if (!provider.read) return { id, outs: propsBag ?? { fields: {} } };
+      if (!has(call, provider, "read")) return { id, outs: propsBag ?? { fields: {} } };
       const result = expectObject(call, "read", await (provider as Obj).read(id, props));
       const outs = Object.assign(result.props || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
       const outcome: ReadOutcome = { id: wireString(result.id), outs: toStruct(call, "read", "props", outs) };
@@ -126,7 +128,7 @@ export class NodeRuntime implements DynamicRuntime {
       const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, text);
       let result: Obj = {};
-      if (provider.update) result = (await (provider as Obj).update(id, olds, news)) || {};
+      if (has(call, provider, "update")) result = (await (provider as Obj).update(id, olds, news)) || {};
       const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: news[PROVIDER_KEY] });
       return { outs: toStruct(call, "update", "outs", outs) };
     });
@@ -136,7 +138,7 @@ export class NodeRuntime implements DynamicRuntime {
     return this.echoing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, text);
-      if (provider.delete) await (provider as Obj).delete(id, props);
+      if (has(call, provider, "delete")) await (provider as Obj).delete(id, props);
     });
   }
 
@@ -246,6 +248,33 @@ function describeThrown(err: unknown): string {
 /** A string field as the Node reference serializes it: a non-string or empty value becomes "". */
 function wireString(v: unknown): string {
   return typeof v === "string" ? v : "";
+}
+
+/**
+ * Whether the provider has the method `name`: as upstream, a falsy member is
+ * none (the default applies). A member that is there but no function is
+ * refused naming it, where calling it would throw V8's `provider.check is not
+ * a function`, naming neither the resource nor what the member is.
+ */
+function has(call: CallInfo, provider: NodeProvider, name: string): boolean {
+  const member: unknown = (provider as Obj)[name];
+  if (!member) return false;
+  if (typeof member === "function") return true;
+  throw new ProviderResultError(
+    `${call.operation} ${call.urn}: the dynamic provider's ${name} is ${describeMember(member)}, not a function; ` +
+      `a dynamic provider's methods must be functions (or left out)`,
+  );
+}
+
+function describeMember(v: unknown): string {
+  if (Array.isArray(v)) return "a list";
+  switch (typeof v) {
+    case "number": return `a number (${v})`;
+    case "string": return `a string (${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)})`;
+    case "boolean": return String(v);
+    case "object": return "an object";
+    default: return `a ${typeof v}`;
+  }
 }
 
 function expectObject(call: CallInfo, method: string, result: unknown): Obj {
