@@ -88,6 +88,12 @@ describe("our Node plugin: bad input is answered clearly, without crashing or pr
 
   // ---------------------------------------------------------- load failures
 
+  it("an empty or blank __provider (Create, and Read by its inputs): names __provider and what is wrong with it", async function () {
+    expect(await create(ours, { __provider: "" })).to.deep.equal(error(2, `Create ${urn}: its __provider is an empty string, not the text @pulumi/pulumi's dynamic.Resource writes`));
+    const read = await ours.client.read({ urn, id: "i1", inputs: { __provider: " \n" } });
+    expect(read).to.deep.include(error(2, `Read ${urn}: its __provider is only whitespace, not the text @pulumi/pulumi's dynamic.Resource writes`));
+  });
+
   it("syntax error in the provider text", async function () {
     // Not serializer output: a real serialized text with stray closing braces appended.
     const broken = `${scripted}\n}}}`;
