@@ -89,7 +89,7 @@ export class Subject {
     const errFrom = p.stderr.length;
     const answer = await sendRaw(this.client!, method, bytes, this.bound);
     if (answer.hung) this.freshClient();
-    const unfenced = this.alive ? await this.mark() : undefined;
+    const unfenced = this.alive ? await this.mark(outFrom, errFrom) : undefined;
     const exit = p.child.exitCode !== null || p.child.signalCode !== null ? `exit code ${p.child.exitCode}, signal ${p.child.signalCode}` : undefined;
     const marker = `fuzz mark ${this.kind}-${this.marks}`;
     return {
@@ -105,8 +105,13 @@ export class Subject {
     this.client = new ProviderClient(`127.0.0.1:${this.plugin!.port}`);
   }
 
-  /** Sends the marker and waits for its two lines; says what went wrong if they did not come. */
-  private async mark(): Promise<string | undefined> {
+  /**
+   * Sends the marker and waits for its two lines, looked for after where the
+   * case's output began (a long run's stderr holds many MB of echoed errors:
+   * searching it all on every poll outlasts the bound); says what went wrong
+   * if they did not come.
+   */
+  private async mark(outFrom: number, errFrom: number): Promise<string | undefined> {
     const marker = `${this.kind}-${++this.marks}`;
     const bag: FStruct = [["__provider", str(this.payloads().good)], ["__fuzz", str("mark")], ["mark", str(marker)]];
     const bytes = encodeRequest({ method: "Create", urn: fuzzUrn(`pulumi-${this.language}:dynamic:Resource`, "marker"), bags: { properties: bag } });
@@ -119,7 +124,7 @@ export class Subject {
     const p = this.plugin!;
     const line = `fuzz mark ${marker}`;
     try {
-      await p.until(() => p.stdout.includes(line) && p.stderr.includes(`${line}\n`), `the marker ${marker}`, this.bound);
+      await p.until(() => p.stdout.indexOf(line, outFrom) >= 0 && p.stderr.includes(`${line}\n`, errFrom), `the marker ${marker}`, this.bound);
       return undefined;
     } catch {
       return "the good request's output never arrived";
