@@ -9,7 +9,7 @@
 // node binary, its debug symbols stripped, with a preparation blob injected by
 // postject (the tool Node's documentation names for it) holding one CommonJS
 // bundle of the host, V8's code cache for it, and the host's files as assets
-// (package.json, proto/*.proto, python-stub/*.py, and assets.json listing them).
+// (package.json, proto/*.proto, python-stub/**/*.py, reference/index.cjs, and assets.json listing them).
 // The wheel is built by hatchling (see packaging/python/hatch_build.py).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -62,7 +62,7 @@ async function bundle() {
 }
 
 function seaConfig() {
-  const assets = ["package.json", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py"))];
+  const assets = ["package.json", "reference/index.cjs", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py"))];
   fs.writeFileSync(path.join(OUT, "assets.json"), JSON.stringify(assets));
   const map = Object.fromEntries(assets.map((a) => [a, path.join(ROOT, a)]));
   map["assets.json"] = path.join(OUT, "assets.json");

@@ -5,6 +5,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { DynamicCore } from "./core.js";
+import { engineLog } from "./engine-log.js";
 import { checkBag, MAX_VALUE_DEPTH, quoteKey } from "./bag-check.js";
 import { BadRequestError, NotImplementedError } from "./errors.js";
 import { redactingUnary, refusedStream } from "./grpc-adapter.js";
@@ -35,6 +36,10 @@ export interface HostOptions {
   runtime: DynamicRuntime;
   /** GetPluginInfo's version; resolved lazily because Node mode reads the program's SDK. */
   pluginVersion: () => string;
+  /** The plugin's working directory, where the project's declarations are looked for (default: process.cwd()). */
+  cwd?: string;
+  /** The engine's address (the last argument), for messages shown under a resource. */
+  engineAddress?: string;
 }
 
 /**
@@ -82,7 +87,7 @@ function encodeWithBytes(type: protobuf.Type, message: object): protobuf.Writer 
 
 export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplementation {
   const { mode } = opts;
-  const core = new DynamicCore(mode, opts.runtime);
+  const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: engineLog(opts.engineAddress) });
   // Every answer's error text is kept free of the secrets the requests and the config mark.
   const redaction = new Redaction();
   const unary = redactingUnary(redaction);

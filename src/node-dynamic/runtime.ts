@@ -12,9 +12,11 @@ import type {
   CreateOutcome,
   DiffOutcome,
   DynamicRuntime,
+  ProviderSource,
   ReadOutcome,
   UpdateOutcome,
 } from "../host/runtime.js";
+import type { ProviderReference } from "../host/provider-references.js";
 import {
   PROVIDER_KEY,
   UnexpectedStructTypeError,
@@ -28,6 +30,7 @@ import {
   type WireStruct,
 } from "../host/wire.js";
 import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
+import { isReferenceText, referenceText } from "./reference-text.js";
 
 type Obj = Record<string, any>;
 
@@ -56,11 +59,11 @@ export class NodeRuntime implements DynamicRuntime {
     this.loader.setConfig(config);
   }
 
-  check(call: CallInfo, text: string, oldsBag: Bag, newsBag: Bag): Promise<CheckOutcome> {
+  check(call: CallInfo, source: ProviderSource, oldsBag: Bag, newsBag: Bag): Promise<CheckOutcome> {
     return this.echoing(call, async () => {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       let inputs: any = news;
       let failures: any = [];
       if (provider.check) {
@@ -76,11 +79,11 @@ export class NodeRuntime implements DynamicRuntime {
     });
   }
 
-  diff(call: CallInfo, text: string, id: string, oldsBag: Bag, newsBag: Bag): Promise<DiffOutcome> {
+  diff(call: CallInfo, source: ProviderSource, id: string, oldsBag: Bag, newsBag: Bag): Promise<DiffOutcome> {
     return this.echoing(call, async () => {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       if (!provider.diff) return { changes: "unknown", replaces: [], deleteBeforeReplace: false };
       const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news));
       return {
@@ -91,20 +94,20 @@ export class NodeRuntime implements DynamicRuntime {
     });
   }
 
-  create(call: CallInfo, text: string, propsBag: Bag): Promise<CreateOutcome> {
+  create(call: CallInfo, source: ProviderSource, propsBag: Bag): Promise<CreateOutcome> {
     return this.failing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       const result = expectObject(call, "create", await (provider as Obj).create(props));
       const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
       return { id: createdId(call, result.id), outs: toStruct(call, "create", "outs", outs) };
     });
   }
 
-  read(call: CallInfo, text: string, id: string, propsBag: Bag): Promise<ReadOutcome> {
+  read(call: CallInfo, source: ProviderSource, id: string, propsBag: Bag): Promise<ReadOutcome> {
     return this.echoing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       // Without a read method the state goes back exactly as it came.
       if (!provider.read) return { id, outs: propsBag ?? { fields: {} } };
       const result = expectObject(call, "read", await (provider as Obj).read(id, props));
@@ -118,11 +121,11 @@ export class NodeRuntime implements DynamicRuntime {
     });
   }
 
-  update(call: CallInfo, text: string, id: string, oldsBag: Bag, newsBag: Bag): Promise<UpdateOutcome> {
+  update(call: CallInfo, source: ProviderSource, id: string, oldsBag: Bag, newsBag: Bag): Promise<UpdateOutcome> {
     return this.failing(call, async () => {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       let result: Obj = {};
       if (provider.update) result = (await (provider as Obj).update(id, olds, news)) || {};
       const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: news[PROVIDER_KEY] });
@@ -130,12 +133,31 @@ export class NodeRuntime implements DynamicRuntime {
     });
   }
 
-  delete(call: CallInfo, text: string, id: string, propsBag: Bag): Promise<void> {
+  delete(call: CallInfo, source: ProviderSource, id: string, propsBag: Bag): Promise<void> {
     return this.echoing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       if (provider.delete) await (provider as Obj).delete(id, props);
     });
+  }
+
+  private readonly referenceTexts = new Map<string, Promise<string>>();
+
+  referenceText(call: CallInfo, reference: ProviderReference): Promise<string> {
+    const key = `${reference.projectDir}\0${reference.reference}`;
+    let text = this.referenceTexts.get(key);
+    if (!text) {
+      text = referenceText(reference);
+      this.referenceTexts.set(key, text);
+      text.catch(() => this.referenceTexts.delete(key));
+    }
+    return text.catch((e) => {
+      throw new ProviderResultError(`${call.operation} ${call.urn}: ${e instanceof Error ? e.message : String(e)}`);
+    });
+  }
+
+  isReferenceText(text: string, reference: ProviderReference): boolean {
+    return isReferenceText(text, reference);
   }
 
   /** Node provider code runs in this process and cannot be interrupted; in-flight calls finish. */
@@ -143,9 +165,9 @@ export class NodeRuntime implements DynamicRuntime {
 
   async close(): Promise<void> {}
 
-  private async provider(call: CallInfo, text: string): Promise<NodeProvider> {
+  private async provider(call: CallInfo, source: ProviderSource): Promise<NodeProvider> {
     try {
-      return await this.loader.get(text);
+      return await this.loader.get(source);
     } catch (e) {
       if (e instanceof ProviderLoadError) {
         throw new ProviderResultError(`${call.operation} ${call.urn}: ${e.message}`);

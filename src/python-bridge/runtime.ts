@@ -12,9 +12,11 @@ import type {
   CreateOutcome,
   DiffOutcome,
   DynamicRuntime,
+  ProviderSource,
   ReadOutcome,
   UpdateOutcome,
 } from "../host/runtime.js";
+import type { ProviderReference } from "../host/provider-references.js";
 import { EncodedStruct, StructBytesError } from "../host/struct-bytes.js";
 import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire.js";
 import { ChannelBrokenError, RpcError } from "./connection.js";
@@ -66,35 +68,43 @@ export class PythonRuntime implements DynamicRuntime {
     }
   }
 
-  async check(call: CallInfo, provider: string, olds: Bag, news: Bag): Promise<CheckOutcome> {
+  async check(call: CallInfo, provider: ProviderSource, olds: Bag, news: Bag): Promise<CheckOutcome> {
     const r = await this.call(call, "check", { provider, olds: encodeStruct(olds), news: encodeStruct(news) });
     return { inputs: encoded(call, "inputs", r.inputs), failures: r.failures as CheckOutcome["failures"] };
   }
 
-  async diff(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<DiffOutcome> {
+  async diff(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag): Promise<DiffOutcome> {
     const r = await this.call(call, "diff", { provider, id, olds: encodeStruct(olds), news: encodeStruct(news) });
     return { changes: r.changes as DiffOutcome["changes"], replaces: r.replaces as string[], deleteBeforeReplace: r.deleteBeforeReplace as boolean };
   }
 
-  async create(call: CallInfo, provider: string, props: Bag): Promise<CreateOutcome> {
+  async create(call: CallInfo, provider: ProviderSource, props: Bag): Promise<CreateOutcome> {
     const r = await this.call(call, "create", { provider, props: encodeStruct(props) });
     return { id: r.id as string, outs: encoded(call, "outs", r.outs) };
   }
 
-  async read(call: CallInfo, provider: string, id: string, props: Bag): Promise<ReadOutcome> {
+  async read(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<ReadOutcome> {
     const r = await this.call(call, "read", { provider, id, props: encodeStruct(props) });
     const outcome: ReadOutcome = { id: r.id as string, outs: encoded(call, "outs", r.outs) };
     if (r.inputs) outcome.inputs = encoded(call, "inputs", r.inputs);
     return outcome;
   }
 
-  async update(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome> {
+  async update(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome> {
     const r = await this.call(call, "update", { provider, id, olds: encodeStruct(olds), news: encodeStruct(news) });
     return { outs: encoded(call, "outs", r.outs) };
   }
 
-  async delete(call: CallInfo, provider: string, id: string, props: Bag): Promise<void> {
+  async delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<void> {
     await this.call(call, "delete", { provider, id, props: encodeStruct(props) });
+  }
+
+  referenceText(call: CallInfo, reference: ProviderReference): Promise<string> {
+    return Promise.reject(new Error(`${call.operation} ${call.urn}: ${reference.reference}: references are not served in Python mode yet`));
+  }
+
+  isReferenceText(_text: string, _reference: ProviderReference): boolean {
+    return false;
   }
 
   /** `async def` methods in flight are cancelled in the worker; synchronous ones finish. */
@@ -141,7 +151,12 @@ export class PythonRuntime implements DynamicRuntime {
 
   /** One request to the pool, its failure mapped onto the host's error kinds. */
   private async call(call: CallInfo, method: Method, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const vetted = this.vet(call, params.provider as string);
+    const source = params.provider as ProviderSource;
+    if (source.reference) {
+      throw new BadRequestError(`${call.operation} ${call.urn}: ${source.reference.reference}: references are not served in Python mode yet`, grpc.status.UNKNOWN);
+    }
+    params.provider = source.text;
+    const vetted = this.vet(call, source.text);
     const facts = vetted instanceof Promise ? await vetted : vetted;
     params.urn = call.urn;
     try {

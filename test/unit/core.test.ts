@@ -7,7 +7,8 @@ import { DynamicCore, typeOfUrn } from "../../src/host/core.js";
 import { BadRequestError, toStatus, UserOperationError, ProviderResultError, NotImplementedError, CancelledError, WorkerDiedError } from "../../src/host/errors.js";
 import { NODEJS, PYTHON } from "../../src/host/modes.js";
 import { StatusType, InitFailedType, INIT_FAILED_TYPE_URL } from "../../src/host/proto.js";
-import type { Bag, CallInfo, DynamicRuntime } from "../../src/host/runtime.js";
+import type { ProviderReference } from "../../src/host/provider-references.js";
+import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../src/host/runtime.js";
 import { EncodedStruct } from "../../src/host/struct-bytes.js";
 import { encodeStruct, jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire.js";
 
@@ -25,30 +26,37 @@ class FakeRuntime implements DynamicRuntime {
     this.outs = bag(bags, { out: 1 });
   }
   async configure(_: Bag) {}
-  private rec(op: string, call: CallInfo, provider: string) {
-    this.calls.push({ op, provider, call });
+  /** A text as it is; a reference as "ref:<reference>". */
+  private rec(op: string, call: CallInfo, source: ProviderSource) {
+    this.calls.push({ op, provider: source.text ?? `ref:${source.reference.reference}`, call });
   }
-  async check(call: CallInfo, provider: string) {
+  async referenceText(_: CallInfo, ref: ProviderReference) {
+    return `text of ${ref.reference}`;
+  }
+  isReferenceText(text: string, ref: ProviderReference) {
+    return text === `text of ${ref.reference}`;
+  }
+  async check(call: CallInfo, provider: ProviderSource) {
     this.rec("check", call, provider);
     return { inputs: bag(this.bags, { checked: true, __provider: "user tried to replace it" }), failures: [] };
   }
-  async diff(call: CallInfo, provider: string) {
+  async diff(call: CallInfo, provider: ProviderSource) {
     this.rec("diff", call, provider);
     return { changes: "some" as const, replaces: ["a"], deleteBeforeReplace: true };
   }
-  async create(call: CallInfo, provider: string) {
+  async create(call: CallInfo, provider: ProviderSource) {
     this.rec("create", call, provider);
     return { id: "id1", outs: this.outs };
   }
-  async read(call: CallInfo, provider: string, id: string) {
+  async read(call: CallInfo, provider: ProviderSource, id: string) {
     this.rec("read", call, provider);
     return { id, outs: this.outs, inputs: bag(this.bags, { in: 1 }) };
   }
-  async update(call: CallInfo, provider: string) {
+  async update(call: CallInfo, provider: ProviderSource) {
     this.rec("update", call, provider);
     return { outs: this.outs };
   }
-  async delete(call: CallInfo, provider: string) {
+  async delete(call: CallInfo, provider: ProviderSource) {
     this.rec("delete", call, provider);
   }
   cancelAll() {}
@@ -66,7 +74,8 @@ describe(`core: provider selection and response building (${form} bags)`, functi
   const s = (o: object) => bag(form, o);
   beforeEach(function () {
     rt = new FakeRuntime(form);
-    core = new DynamicCore(NODEJS, rt);
+    // A directory with no Pulumi.yaml at or above it: no declarations.
+    core = new DynamicCore(NODEJS, rt, { cwd: "/" });
   });
 
   it("Check loads from news and carries news.__provider into the inputs", async function () {
@@ -123,7 +132,10 @@ describe(`core: provider selection and response building (${form} bags)`, functi
       expect((e as BadRequestError).code).to.equal(grpc.status.UNKNOWN);
       expect((e as Error).message).to.equal(
         `Create ${urn}: the request's properties has no "__provider" property, so the dynamic provider cannot be loaded; ` +
-          "__provider must be the serialized provider the SDK writes into every dynamic resource",
+          "__provider must be the serialized provider the SDK writes into every dynamic resource. " +
+          "To serve a pulumi-nodejs:dynamic:Resource without it, declare where its provider lives in the project's Pulumi.yaml:\n" +
+          "  pulumi-dynamic-host:\n    providers:\n      pulumi-nodejs:dynamic:Resource: ./providers#textFileProvider\n" +
+          '(a "<module>#<export>" reference to the provider in the project\'s code; docs/import-and-repair.md)',
       );
     }
     expect(rt.calls).to.have.length(0);
@@ -226,8 +238,8 @@ describe("errors: one mapping to gRPC status", function () {
 describe("core: timeouts and cancellation", function () {
   class Hanging extends FakeRuntime {
     cancelled = 0;
-    override async create(call: CallInfo, provider: string) {
-      this.calls.push({ op: "create", provider, call });
+    override async create(call: CallInfo, provider: ProviderSource) {
+      this.calls.push({ op: "create", provider: provider.text ?? "", call });
       return new Promise<never>(() => undefined);
     }
     override cancelAll() {
@@ -253,7 +265,7 @@ describe("core: timeouts and cancellation", function () {
 
   it("a timeout beyond what one Node timer holds (720h, 1e9 s) is kept, not turned into an immediate deadline", async function () {
     class Slow extends FakeRuntime {
-      override async create(call: CallInfo, provider: string) {
+      override async create(call: CallInfo, provider: ProviderSource) {
         // Longer than the 1 ms an overflowed timer fires after; the timer armed before this one fires first.
         await new Promise((r) => setTimeout(r, 10));
         return super.create(call, provider);
