@@ -86,10 +86,13 @@ export function loadModuleReference(ref: ModuleReference): NodeProvider {
     }
   }
   if (!isProvider(provider)) {
-    const got = exported === null ? "null" : typeof exported === "function" ? "a class whose instances have" : `${typeof exported} with`;
+    const got =
+      exported === null || (typeof exported !== "object" && typeof exported !== "function")
+        ? `${exported === null ? "null" : `a ${typeof exported}`}, not a provider object or class`
+        : `${typeof exported === "function" ? "a class whose instances have" : "an object with"} none of the methods ${PROVIDER_METHODS.join(", ")}`;
     throw new ReferenceLoadError(
-      `${what}: ${exportName} of ${file} is not a dynamic provider: it is ${got} none of the methods ` +
-        `${PROVIDER_METHODS.join(", ")}; export the provider object, or a class whose instances are providers`,
+      `${what}: ${exportName} of ${file} is not a dynamic provider: it is ${got}; ` +
+        `export the provider object, or a class whose instances are providers`,
     );
   }
   return provider;
