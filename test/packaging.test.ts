@@ -41,7 +41,7 @@ describe("what users install: the npm package, the single executable and the whe
   });
 
   describe("npm pack, then npm i -g of the tarball", function () {
-    it("the tarball holds the bundle, bin/, proto/ and python-stub/, and no tests, bench, docs, sources or maps", function () {
+    it("the tarball holds the bundle, bin/, proto/, python-stub/ and the reference helper, and no tests, bench, docs, sources or maps", function () {
       const { files } = npmInstall();
       expect(files).to.include.members([
         "package.json",
@@ -53,8 +53,12 @@ describe("what users install: the npm package, the single executable and the whe
         "python-stub/worker.py",
         "python-stub/protocol.py",
         "python-stub/threads.py",
+        "reference/index.cjs",
+        "reference/index.d.ts",
       ]);
-      const unexpected = files.filter((f) => !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/[^/]+\.py)$/.test(f));
+      const unexpected = files.filter(
+        (f) => !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/[^/]+\.py|reference\/index\.(cjs|d\.ts))$/.test(f),
+      );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));
       expect(pkg.private, "package.json is not private").to.equal(undefined);

@@ -94,7 +94,9 @@ export class ProviderReferences {
     }
     if (!text.includes(SECTION)) return new ProviderReferences(language, file, new Map());
     // yaml is imported only for a project that uses the section: the serving path stays light.
-    const { parse } = await import("yaml");
+    const yaml = await import("yaml");
+    // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
+    const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
     return parseSection(parse, text, file, root, language);
   }
 

@@ -72,7 +72,7 @@ export class NodeRuntime implements DynamicRuntime {
         if (result.failures) failures = result.failures;
       }
       // Upstream sets the key on the object the user returned; keep that visible effect.
-      inputs[PROVIDER_KEY] = news[PROVIDER_KEY];
+      if (hasProvider(news)) inputs[PROVIDER_KEY] = news[PROVIDER_KEY];
       const list: { property: string; reason: string }[] = [];
       for (const f of failures) list.push({ property: wireString(f.property), reason: wireString(f.reason) });
       return { inputs: toStruct(call, "check", "inputs", inputs), failures: list };
@@ -99,7 +99,7 @@ export class NodeRuntime implements DynamicRuntime {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, source);
       const result = expectObject(call, "create", await (provider as Obj).create(props));
-      const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
+      const outs = withProvider(result.outs || {}, props);
       return { id: createdId(call, result.id), outs: toStruct(call, "create", "outs", outs) };
     });
   }
@@ -111,10 +111,10 @@ export class NodeRuntime implements DynamicRuntime {
       // Without a read method the state goes back exactly as it came.
       if (!provider.read) return { id, outs: propsBag ?? { fields: {} } };
       const result = expectObject(call, "read", await (provider as Obj).read(id, props));
-      const outs = Object.assign(result.props || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
+      const outs = withProvider(result.props || {}, props);
       const outcome: ReadOutcome = { id: wireString(result.id), outs: toStruct(call, "read", "props", outs) };
       if (result.inputs) {
-        const inputs = Object.assign(result.inputs, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
+        const inputs = withProvider(result.inputs, props);
         outcome.inputs = toStruct(call, "read", "inputs", inputs);
       }
       return outcome;
@@ -128,7 +128,7 @@ export class NodeRuntime implements DynamicRuntime {
       const provider = await this.provider(call, source);
       let result: Obj = {};
       if (provider.update) result = (await (provider as Obj).update(id, olds, news)) || {};
-      const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: news[PROVIDER_KEY] });
+      const outs = withProvider(result.outs || {}, news);
       return { outs: toStruct(call, "update", "outs", outs) };
     });
   }
@@ -210,6 +210,19 @@ export class NodeRuntime implements DynamicRuntime {
       throw new UserOperationError(grpc.status.UNKNOWN, details);
     }
   }
+}
+
+/**
+ * `to` with the request bag's `__provider` set on it, as upstream sets it on
+ * the object the user returned. A request without one (an import, served by a
+ * declared reference) leaves the key alone: the core writes the reference's text.
+ */
+function withProvider(to: Obj, from: Obj): Obj {
+  return hasProvider(from) ? Object.assign(to, { [PROVIDER_KEY]: from[PROVIDER_KEY] }) : Object.assign(to);
+}
+
+function hasProvider(bag: Obj): boolean {
+  return Object.prototype.hasOwnProperty.call(bag, PROVIDER_KEY);
 }
 
 function isHostError(e: unknown): boolean {

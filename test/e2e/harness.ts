@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { REPO } from "../helpers/paths.js";
+import { REFERENCE_NODE_PLUGIN, REPO, VENV_PYTHON } from "../helpers/paths.js";
 
 export const E2E_ROOT = `${REPO}.cache/e2e`;
 export const E2E_BIN = `${E2E_ROOT}/bin`;
@@ -39,6 +39,50 @@ export function prepareEngine(): string {
   }
   prepared = built;
   return built;
+}
+
+export const REFERENCE_ROOT = `${REPO}.cache/e2e-reference`;
+
+/**
+ * The same engine with Pulumi's own plugins under both names (the Node one run
+ * by this node, the Python one in the test virtualenv, as their launchers do),
+ * in a directory of their own; returns the root to pass as the CLI's root.
+ */
+export function prepareReferenceEngine(): string {
+  const built = prepareEngine();
+  const bin = `${REFERENCE_ROOT}/bin`;
+  fs.mkdirSync(bin, { recursive: true });
+  const cli = path.join(bin, "pulumi");
+  fs.rmSync(cli, { force: true });
+  try {
+    fs.linkSync(path.join(built, "pulumi"), cli);
+  } catch {
+    fs.copyFileSync(path.join(built, "pulumi"), cli);
+    fs.chmodSync(cli, 0o755);
+  }
+  const scripts: Record<string, string> = {
+    "pulumi-resource-pulumi-nodejs": `exec "${process.execPath}" "${REFERENCE_NODE_PLUGIN}" "$@"`,
+    "pulumi-resource-pulumi-python": `exec "${VENV_PYTHON}" -u -m pulumi.dynamic "$@"`,
+  };
+  for (const [name, line] of Object.entries(scripts)) {
+    const file = path.join(bin, name);
+    fs.writeFileSync(file, `#!/bin/sh\n${line}\n`, { mode: 0o755 });
+  }
+  return REFERENCE_ROOT;
+}
+
+/**
+ * A directory holding test/e2e/language-stand-in.mjs under both language host
+ * names, to put first on PATH for `pulumi import` (which asks the project's
+ * language host which plugins it needs, and runs no program).
+ */
+export function languageStandIn(): string {
+  const dir = `${E2E_ROOT}/language-stand-in`;
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of ["pulumi-language-nodejs", "pulumi-language-python"]) {
+    fs.writeFileSync(path.join(dir, name), `#!/bin/sh\nexec "${process.execPath}" "${REPO}test/e2e/language-stand-in.mjs" "$@"\n`, { mode: 0o755 });
+  }
+  return dir;
 }
 
 export interface Sandbox {
