@@ -10,11 +10,12 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { REFERENCE_NODE_PLUGIN, REPO, VENV_PYTHON } from "../helpers/paths.js";
+import { OUR_PLUGIN_DIR, REFERENCE_NODE_PLUGIN, REPO, VENV_PYTHON } from "../helpers/paths.js";
 
 export const E2E_ROOT = `${REPO}.cache/e2e`;
 export const E2E_BIN = `${E2E_ROOT}/bin`;
-export const OUR_ENTRY = `${REPO}bin/pulumi-dynamic-host`;
+/** The host under test: the checkout's, or an installed copy (PULUMI_DYNAMIC_HOST_UNDER_TEST, test/helpers/paths.ts). */
+export const OUR_ENTRY = `${OUR_PLUGIN_DIR}/pulumi-dynamic-host`;
 export const PASSPHRASE = "correct horse battery staple";
 
 let prepared: string | undefined;
