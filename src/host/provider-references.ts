@@ -106,6 +106,12 @@ export class ProviderReferences {
     return this.entries.get(typeToken);
   }
 
+  /** Every declaration of this language, in the file's order; throws when the section is malformed. */
+  all(): ProviderReference[] {
+    if (this.problem) throw new DeclarationError(this.problem);
+    return [...this.entries.values()];
+  }
+
   /** What to add where so that `typeToken` is served by reference: a message's second half. */
   howToDeclare(typeToken: string): string {
     const syntax = REFERENCE_SYNTAX[this.language];

@@ -36,7 +36,23 @@ const TYPESCRIPT = /\.(c|m)?tsx?$/;
 /** Project directories whose TypeScript loader is registered in this process. */
 const typeScriptReady = new Set<string>();
 
-export function loadModuleReference(ref: ModuleReference): NodeProvider {
+/** Where a reference points, found without running any of the project's code. */
+export interface ResolvedReference {
+  /** "the provider reference "…" <origin>", the start of every message about it. */
+  what: string;
+  file: string;
+  exportName: string;
+  /** For a TypeScript module: the compiler and ts-node that will load it. */
+  typescript?: TypeScriptTools;
+}
+
+interface TypeScriptTools {
+  typescript: string;
+  tsNode: string;
+}
+
+/** The module file a reference names and, for TypeScript, the tools that compile it; throws what is wrong. */
+export function resolveModuleReference(ref: ModuleReference): ResolvedReference {
   const what = `the provider reference "${ref.reference}" ${ref.origin}`;
   const hash = ref.reference.lastIndexOf("#");
   if (hash <= 0 || hash === ref.reference.length - 1) {
@@ -61,7 +77,13 @@ export function loadModuleReference(ref: ModuleReference): NodeProvider {
     }
     file = `${request}.ts`;
   }
-  if (TYPESCRIPT.test(file)) registerTypeScript(ref.projectDir, file, what);
+  return { what, file, exportName, typescript: TYPESCRIPT.test(file) ? typeScriptTools(ref.projectDir, file, what) : undefined };
+}
+
+export function loadModuleReference(ref: ModuleReference): NodeProvider {
+  const { what, file, exportName, typescript } = resolveModuleReference(ref);
+  const projectRequire = createRequire(path.join(ref.projectDir, "[pulumi-dynamic-host provider reference]"));
+  if (typescript) registerTypeScript(ref.projectDir, typescript, what, file);
 
   let mod: Record<string, unknown>;
   try {
@@ -104,14 +126,10 @@ function isProvider(v: unknown): v is NodeProvider {
 }
 
 /**
- * Makes `require` compile TypeScript for this process, the way the Node
- * language host does for the program: ts-node and typescript as the project's
- * @pulumi/pulumi finds them (the project's own, else the copies it vendors),
- * the project's tsconfig.json when it has one. Type checking is the program's
- * job: the host only transpiles, unless PULUMI_NODEJS_TRANSPILE_ONLY=false.
+ * The TypeScript compiler and ts-node the Node language host would use for
+ * the program: the project's own, else the copies its @pulumi/pulumi vendors.
  */
-function registerTypeScript(projectDir: string, file: string, what: string): void {
-  if (typeScriptReady.has(projectDir)) return;
+function typeScriptTools(projectDir: string, file: string, what: string): TypeScriptTools {
   const fromProject = createRequire(path.join(projectDir, "[pulumi-dynamic-host typescript]"));
   let sdkDir: string | undefined;
   try {
@@ -141,19 +159,31 @@ function registerTypeScript(projectDir: string, file: string, what: string): voi
         `the reference at the compiled JavaScript`,
     );
   }
+  return { typescript, tsNode };
+}
+
+/**
+ * Makes `require` compile TypeScript for this process, the way the Node
+ * language host does for the program: ts-node with `tools`, the project's
+ * tsconfig.json when it has one. Type checking is the program's job: the host
+ * only transpiles, unless PULUMI_NODEJS_TRANSPILE_ONLY=false.
+ */
+function registerTypeScript(projectDir: string, tools: TypeScriptTools, what: string, file: string): void {
+  if (typeScriptReady.has(projectDir)) return;
+  const fromProject = createRequire(path.join(projectDir, "[pulumi-dynamic-host typescript]"));
   const tsconfig = path.join(projectDir, process.env.PULUMI_NODEJS_TSCONFIG_PATH ?? "tsconfig.json");
   const transpileOnly = process.env.PULUMI_NODEJS_TRANSPILE_ONLY !== "false";
   try {
-    const register = (fromProject(tsNode) as { register: (opts: object) => unknown }).register;
+    const register = (fromProject(tools.tsNode) as { register: (opts: object) => unknown }).register;
     register({
-      compiler: typescript,
+      compiler: tools.typescript,
       transpileOnly,
       project: tsconfig,
       skipProject: !fs.existsSync(tsconfig),
       compilerOptions: {},
     });
   } catch (e) {
-    throw new ReferenceLoadError(`${what}: ${file} is TypeScript, and registering ts-node (${tsNode}) failed: ${describe(e)}`);
+    throw new ReferenceLoadError(`${what}: ${file} is TypeScript, and registering ts-node (${tools.tsNode}) failed: ${describe(e)}`);
   }
   typeScriptReady.add(projectDir);
 }
