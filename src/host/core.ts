@@ -104,7 +104,8 @@ export class DynamicCore {
     const useInputs = this.inspect(call, "properties", () => isEmptyStruct(req.properties)) && req.inputs !== undefined && req.inputs !== null;
     const props = useInputs ? req.inputs : req.properties;
     if (useInputs) call.propsField = "inputs";
-    const importing = !useInputs && isEmptyStruct(req.inputs);
+    // An import: the engine reads a resource it has no state for, sending neither state nor inputs.
+    const importing = !useInputs && isEmptyStruct(req.properties) && isEmptyStruct(req.inputs);
     const { source, standIn } = await this.provider(call, req, props, useInputs ? "inputs" : "properties", importing);
     const outcome = await this.run(call, req, () => this.runtime.read(call, source, req.id ?? "", props));
     if (importing && !outcome.inputs && outcome.id !== "") {
@@ -228,14 +229,13 @@ export class DynamicCore {
       `${call.operation} ${call.urn || "(no urn)"}: the request's ${bagName} ${problem} "${PROVIDER_KEY}" property, ` +
       `so the dynamic provider cannot be loaded; ${PROVIDER_KEY} must be the serialized provider the SDK writes ` +
       `into every dynamic resource`;
-    if (what === "missing") {
-      const references = await this.declarations().catch(() => undefined);
+    if (importing) {
       const typeToken = this.typeToken(call, req);
-      if (references && typeToken) {
-        message += importing
-          ? `. The resource is being imported: the engine sends only its id, no inputs and no state, so no serialized ` +
-            `provider exists yet. To import a ${typeToken}, ${references.howToDeclare(typeToken)}`
-          : `. To serve a ${typeToken} without it, ${references.howToDeclare(typeToken)}`;
+      if (typeToken) {
+        const references = await this.declarations();
+        message +=
+          `. The resource is being imported: the engine sends only its id, no inputs and no state, so no serialized ` +
+          `provider exists yet. To import a ${typeToken}, ${references.howToDeclare(typeToken)}`;
       }
     }
     throw new BadRequestError(message, grpc.status.UNKNOWN);

@@ -253,7 +253,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       expect(o.stderr).to.equal("");
     });
 
-    it("52 read_import_no_properties [difference]: no provider anywhere: reference `code must be a string` + stderr; ours names the bag", async function () {
+    it("52 read_import_no_properties [difference]: no provider anywhere: reference `code must be a string` + stderr; ours names the bag and says what to declare", async function () {
       const urn = nodeUrn("r");
       for (const properties of [undefined, {}]) {
         const [o, r] = await onBoth(ours, ref, (p) => observe(p, scripted, read({ id: "imp", properties })));
@@ -264,7 +264,11 @@ describe("differential (Node): values through create; read, update, delete", fun
           code: 2,
           details:
             `Read ${urn}: the request's properties has no "__provider" property, so the dynamic provider cannot be loaded; ` +
-            `__provider must be the serialized provider the SDK writes into every dynamic resource`,
+            `__provider must be the serialized provider the SDK writes into every dynamic resource. The resource is being imported: ` +
+            `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
+            `pulumi-nodejs:dynamic:Resource, declare where its provider lives in the project's Pulumi.yaml:\n` +
+            `  pulumi-dynamic-host:\n    providers:\n      pulumi-nodejs:dynamic:Resource: ./providers#textFileProvider\n` +
+            `(a "<module>#<export>" reference to the provider in the project's code; docs/import-and-repair.md)`,
         });
         expect(o.stderr).to.equal("");
       }

@@ -388,7 +388,7 @@ describe("differential (Python): values through create; read, update, delete; co
         for (const x of [o, r]) expect(x.stderr + x.stdout.join("\n")).to.equal("");
       });
 
-      it("52 read_import_no_properties [difference]: no provider anywhere: reference KeyError traceback; ours names operation, URN and bag", async function () {
+      it("52 read_import_no_properties [difference]: no provider anywhere: reference KeyError traceback; ours names operation, URN and bag, and says what to declare", async function () {
         for (const properties of [undefined, {}]) {
           const [o, r] = await onBoth(ours, ref, (p) => observe(p, read({ id: "imp", properties })));
           expect(r.outcome.code).to.equal(2);
@@ -398,7 +398,11 @@ describe("differential (Python): values through create; read, update, delete; co
             code: 2,
             details:
               `Read ${urnOf("r")}: the request's properties has no "__provider" property, so the dynamic provider cannot be loaded; ` +
-              `__provider must be the serialized provider the SDK writes into every dynamic resource`,
+              `__provider must be the serialized provider the SDK writes into every dynamic resource. The resource is being imported: ` +
+              `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
+              `pulumi-python:dynamic:Resource, declare where its provider lives in the project's Pulumi.yaml:\n` +
+              `  pulumi-dynamic-host:\n    providers:\n      pulumi-python:dynamic:Resource: providers.counter:CounterProvider\n` +
+              `(a "<module>:<attribute>" reference to the provider in the project's code; docs/import-and-repair.md)`,
           });
           for (const x of [o, r]) expect(x.stderr + x.stdout.join("\n")).to.equal("");
         }

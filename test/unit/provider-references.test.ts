@@ -194,6 +194,14 @@ describe("provider references: import and latestCode in the core", function () {
     }
   });
 
+  it("a refresh (the state in properties) whose read returns no inputs is no import: the old inputs stay", async function () {
+    const c = core();
+    rt.readAnswer = { id: "id-1", outs: jsToStruct({ content: "hello" }) };
+    const resp = await c.read({ urn: URN, type: TYPE, id: "id-1", properties: jsToStruct({ __provider: "state text" }) }, signal);
+    expect(resp.inputs).to.equal(undefined);
+    expect(structToJs(resp.properties)).to.deep.equal({ content: "hello", __provider: "state text" });
+  });
+
   it("an import of a resource that does not exist (read answers no id) is passed on for the engine to say so", async function () {
     const c = core();
     rt.readAnswer = { id: "", outs: jsToStruct({}) };
