@@ -25,14 +25,7 @@ export function prepareEngine(): string {
   if (prepared) return prepared;
   const built = execFileSync("bash", [`${REPO}scripts/engine.sh`], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop()!;
   fs.mkdirSync(E2E_BIN, { recursive: true });
-  const cli = path.join(E2E_BIN, "pulumi");
-  fs.rmSync(cli, { force: true });
-  try {
-    fs.linkSync(path.join(built, "pulumi"), cli);
-  } catch {
-    fs.copyFileSync(path.join(built, "pulumi"), cli);
-    fs.chmodSync(cli, 0o755);
-  }
+  placeCli(built, E2E_BIN);
   for (const name of ["pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"]) {
     const link = path.join(E2E_BIN, name);
     fs.rmSync(link, { force: true });
@@ -40,6 +33,18 @@ export function prepareEngine(): string {
   }
   prepared = built;
   return built;
+}
+
+/** The engine's CLI in `bin` (a hard link, or a copy across file systems). */
+function placeCli(built: string, bin: string): void {
+  const cli = path.join(bin, "pulumi");
+  fs.rmSync(cli, { force: true });
+  try {
+    fs.linkSync(path.join(built, "pulumi"), cli);
+  } catch {
+    fs.copyFileSync(path.join(built, "pulumi"), cli);
+    fs.chmodSync(cli, 0o755);
+  }
 }
 
 export const REFERENCE_ROOT = `${REPO}.cache/e2e-reference`;
@@ -53,14 +58,7 @@ export function prepareReferenceEngine(): string {
   const built = prepareEngine();
   const bin = `${REFERENCE_ROOT}/bin`;
   fs.mkdirSync(bin, { recursive: true });
-  const cli = path.join(bin, "pulumi");
-  fs.rmSync(cli, { force: true });
-  try {
-    fs.linkSync(path.join(built, "pulumi"), cli);
-  } catch {
-    fs.copyFileSync(path.join(built, "pulumi"), cli);
-    fs.chmodSync(cli, 0o755);
-  }
+  placeCli(built, bin);
   const scripts: Record<string, string> = {
     "pulumi-resource-pulumi-nodejs": `exec "${process.execPath}" "${REFERENCE_NODE_PLUGIN}" "$@"`,
     "pulumi-resource-pulumi-python": `exec "${VENV_PYTHON}" -u -m pulumi.dynamic "$@"`,
