@@ -13,14 +13,13 @@
 //
 // `pulumi import` is a CLI command, not an Automation API operation, and the
 // engine loads the project's language plugin first; the Python one cannot be
-// built here (scripts/engine.sh), so a stand-in that runs no program
-// (language-stand-in.py) answers for it. The import itself is the engine's and ours.
+// built here (scripts/engine.sh), so the harness's stand-in, which runs no
+// program, answers for it. The import itself is the engine's and ours.
 import { expect } from "chai";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
-import { E2E_BIN, E2E_ROOT, OUR_ENTRY, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { E2E_BIN, languageStandIn, OUR_ENTRY, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
 import { drive as driveProgram, type DriveOptions, type Step } from "./python-driver.js";
 
 const REFERENCES_DIR = `${REPO}test/e2e/python-references`;
@@ -75,18 +74,6 @@ function expectHelperPickle(text: unknown, reference: string) {
   expect(bytes).to.not.contain("_create_code").and.not.contain("/");
 }
 
-/** A directory holding a `pulumi-language-python` that runs language-stand-in.py in the test virtualenv. */
-function languageStandIn(dir: string): string {
-  const bin = path.join(dir, "language-bin");
-  fs.mkdirSync(bin);
-  fs.writeFileSync(
-    path.join(bin, "pulumi-language-python"),
-    `#!/bin/sh\nexec "${VENV_PYTHON}" "${REPO}test/e2e/language-stand-in.py" "$@"\n`,
-    { mode: 0o755 },
-  );
-  return bin;
-}
-
 describe("end to end (Python): providers by reference under the real engine", function () {
   this.timeout(10 * 60 * 1000);
   let sb: Sandbox;
@@ -94,7 +81,7 @@ describe("end to end (Python): providers by reference under the real engine", fu
   before(function () {
     prepareEngine();
     sb = sandbox("e2e-python-references");
-    sb.env.PATH = `${languageStandIn(sb.dir)}:${sb.env.PATH}`;
+    sb.env.PATH = `${languageStandIn()}:${sb.env.PATH}`;
   });
   after(function () {
     sb?.cleanup();
@@ -277,32 +264,13 @@ describe("end to end (Python): providers by reference under the real engine", fu
 
   describe("the same helper program under Pulumi's own Python plugin", function () {
     let ops: Record<string, Step>;
-    let script: string;
 
     before(async function () {
-      // Pulumi's own launcher, from the SDK module the engine was built from.
-      const version = execFileSync(`${E2E_BIN}/pulumi`, ["version"], { encoding: "utf8" }).trim();
-      let modcache: string;
-      try {
-        modcache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
-      } catch {
-        this.skip();
-      }
-      const upstream = `${modcache!}/github.com/pulumi/pulumi/sdk/v3@${version}/python/dist/pulumi-resource-pulumi-python`;
-      if (!fs.existsSync(upstream)) this.skip();
       const ref = sandbox("e2e-python-references-upstream");
-      const root = path.join(ref.dir, "pulumi");
-      fs.mkdirSync(path.join(root, "bin"), { recursive: true });
-      fs.copyFileSync(`${E2E_BIN}/pulumi`, path.join(root, "bin/pulumi"));
-      fs.chmodSync(path.join(root, "bin/pulumi"), 0o755);
-      script = path.join(root, "bin/pulumi-resource-pulumi-python");
-      fs.copyFileSync(upstream, script);
-      fs.chmodSync(script, 0o755);
-      // Not our bin: the engine finds Pulumi's launcher on PATH, beside pulumi. The helper importable, as the wheel makes it.
-      ref.env.PATH = `${path.join(root, "bin")}:${process.env.PATH ?? ""}`;
+      // The helper importable by Pulumi's plugin too, as the wheel installed in the program's environment makes it.
       ref.env.PYTHONPATH = HELPER_DIR;
       try {
-        ops = await driveProgram(ref, "helper-lifecycle", "runtime-options", { root });
+        ops = await driveProgram(ref, "helper-lifecycle", "runtime-options", { root: prepareReferenceEngine() });
       } finally {
         ref.cleanup();
       }
@@ -314,7 +282,9 @@ describe("end to end (Python): providers by reference under the real engine", fu
       const [up, change, refresh] = [ops.up, ops["up-change"], ops.refresh].map((s) => s.resources.counted);
       for (const counted of [up, change, refresh]) {
         const ranBy = counted.outputs.ran_by;
-        expect(ranBy.parent_cmdline.slice(0, 2)).to.deep.equal(["/bin/sh", script]);
+        // Pulumi's launcher execs the interpreter: the engine started this process itself.
+        expect(ranBy.parent_cmdline[0]).to.match(/\/pulumi$/);
+        expect(ranBy.python).to.equal(VENV_PYTHON);
         expect(ranBy.process.startsWith(`${TEST_VENV}/lib/`) && ranBy.process.endsWith("/site-packages/pulumi/dynamic/__main__.py"), ranBy.process).to.equal(true);
         expect(ranBy.module_file).to.equal(`${REFERENCES_DIR}/counters.py`);
         expect(ranBy.helper_file).to.equal(`${HELPER_DIR}/pulumi_dynamic_host/reference.py`);
