@@ -128,6 +128,22 @@ describe("end to end (Python): providers by reference under the real engine", fu
     });
   });
 
+  it("the import option with a program that passes its provider object itself: imported, then one update writes its __provider", async function () {
+    const ops = await drive("import-by-value");
+    expect(ran(ops.up).filter(([, name]) => name === "adopted")).to.deep.equal([
+      ["import", "adopted"],
+      ["update", "adopted"],
+    ]);
+    const adopted = ops.up.resources.adopted;
+    expect(adopted.id).to.equal("counter-8");
+    // The program's own provider, pickled by value, written by the update; it ran the update itself.
+    const pickled = Buffer.from(adopted.inputs.__provider, "base64").toString("latin1");
+    expect(pickled).to.contain("ByValueCounter").and.contain("__main__").and.contain("_create_code");
+    expect(adopted.outputs.ran_by.worker).to.equal(WORKER);
+    expect(ops["up-again"].summary!.resource_changes).to.deep.equal({ same: 2 });
+    expect(ops.destroy.summary!.resource_changes).to.deep.equal({ delete: 2 });
+  });
+
   describe("pulumi import, of one resource and of a file of several", function () {
     let ops: Record<string, Step>;
     before(async function () {

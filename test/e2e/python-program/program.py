@@ -404,6 +404,18 @@ class ByValueReader(ResourceProvider):
         return ReadResult(id_, {"start": int(id_.rsplit("-", 1)[1]), "code": "by value", "ran_by": whoami()})
 
 
+class ByValueCounter(ResourceProvider):
+    """The program's own counter, pickled by value: what a program that does not use the helper passes."""
+
+    serialize_as_secret_always = False
+
+    def create(self, props):
+        return CreateResult(f"counter-{int(props['start'])}", {"start": props["start"], "ran_by": whoami()})
+
+    def update(self, _id, _olds, news):
+        return UpdateResult({"start": news["start"], "ran_by": whoami()})
+
+
 def ref(reference):
     """The host's helper in place of a provider object (the driver put its directory on sys.path)."""
     from pulumi_dynamic_host.reference import provider_reference
@@ -444,6 +456,16 @@ def import_option(settings):
     steps.append(step(stack, "up-again", stack.up))
     steps.append(step(stack, "destroy", stack.destroy))
     return steps
+
+
+def import_by_value(settings):
+    """The import option with a program that passes its provider object itself, not the helper's."""
+
+    def program():
+        Counter(ByValueCounter(), "adopted", {"start": 8}, pulumi.ResourceOptions(import_="counter-8"))
+
+    stack = reference_stack(settings, "import-by-value", program)
+    return [step(stack, "up", stack.up), step(stack, "up-again", stack.up), step(stack, "destroy", stack.destroy)]
 
 
 def cli_import(settings):
@@ -525,6 +547,7 @@ SCENARIOS = {
     "create-raises": create_raises,
     "whoami": whoami_scenario,
     "import-option": import_option,
+    "import-by-value": import_by_value,
     "cli-import": cli_import,
     "import-undeclared": import_undeclared,
     "get": get_scenario,
