@@ -442,17 +442,12 @@ def provider_for(p):
     return PROVIDERS.get(p["provider"])
 
 
-def carry_provider(into, bag):
-    """
-    The request bag's __provider into a result, as the reference does; a bag
-    without one (an import, served by a declared reference) gives none, and
-    the host puts in the text a program passing that reference writes.
-    """
-    if PROVIDER_KEY in bag:
-        into[PROVIDER_KEY] = bag[PROVIDER_KEY]
-
-
 # --- operations: each mirrors the Python reference's RPC method ---------------
+#
+# Each carries the request bag's __provider into its result with the reference's
+# own statement (so a failure there shows the reference's line). A bag without one
+# is an import served by a declared reference: the host adds the text a program
+# passing that reference writes.
 
 
 def op_configure(p):
@@ -468,7 +463,8 @@ def op_check(p):
     result = call_user(provider.check, olds, news)
     inputs = result.inputs
     failures = result.failures
-    carry_provider(inputs, news)
+    if PROVIDER_KEY in news:
+        inputs[PROVIDER_KEY] = news[PROVIDER_KEY]
     checked = serialize(inputs)
     # The real messages, so protobuf's type rules apply to what the user returned.
     failures_proto = [proto.CheckFailure(property=f.property, reason=f.reason) for f in failures]
@@ -501,7 +497,8 @@ def op_create(p):
     provider = provider_for(p)
     result = call_user(provider.create, props)
     outs = result.outs if result.outs is not None else {}
-    carry_provider(outs, props)
+    if PROVIDER_KEY in props:
+        outs[PROVIDER_KEY] = props[PROVIDER_KEY]
     outs_proto = serialize(outs)
     resp = proto.CreateResponse(id=result.id)
     return {"id": resp.id, "outs": outs_proto}
@@ -512,12 +509,14 @@ def op_read(p):
     provider = provider_for(p)
     result = call_user(provider.read, p["id"], props)
     outs = result.outs
-    carry_provider(outs, props)
+    if PROVIDER_KEY in props:
+        outs[PROVIDER_KEY] = props[PROVIDER_KEY]
     answer = {"outs": serialize(outs)}
     result_inputs = getattr(result, "inputs", None)  # ReadResult has no inputs before v3.216
     if result_inputs is not None:
         inputs = result_inputs.copy()
-        carry_provider(inputs, props)
+        if PROVIDER_KEY in props:
+            inputs[PROVIDER_KEY] = props[PROVIDER_KEY]
         answer["inputs"] = serialize(inputs)
     answer["id"] = proto.ReadResponse(id=result.id).id
     return answer
@@ -531,7 +530,8 @@ def op_update(p):
     outs = {}
     if result.outs is not None:
         outs = result.outs
-    carry_provider(outs, news)
+    if PROVIDER_KEY in news:
+        outs[PROVIDER_KEY] = news[PROVIDER_KEY]
     return {"outs": serialize(outs)}
 
 
