@@ -186,6 +186,32 @@ class CreateRaises(ResourceProvider):
         raise Exception("create exploded on purpose")
 
 
+def kept_provider(version):
+    """
+    A provider with create alone (no update, no diff) as first written (1) and
+    reformatted (2): the same code, at other lines, so another pickle (issue 19).
+    """
+    if version == 1:
+        class Kept(ResourceProvider):
+            serialize_as_secret_always = False
+
+            def create(self, props):
+                return CreateResult("kept", {"label": props["label"], "serial": 42, "made_by": "create", "nested": {"list": [1, "two", True]}})
+
+    else:
+        class Kept(ResourceProvider):
+            serialize_as_secret_always = False
+
+            # Reformatted: its lines wrapped.
+            def create(self, props):
+                return CreateResult(
+                    "kept",
+                    {"label": props["label"], "serial": 42, "made_by": "create", "nested": {"list": [1, "two", True]}},
+                )
+
+    return Kept()
+
+
 class Dyn(Resource):
     """The default type token, pulumi-python:dynamic:Resource (the SDK sets it for subclasses only)."""
 
@@ -541,6 +567,21 @@ def helper_lifecycle(settings):
     return steps
 
 
+def kept_outputs(settings):
+    """A provider without update, deployed, then its code reformatted: the engine runs Update."""
+
+    def program():
+        Dyn(kept_provider(phase["n"]), "kept", {"label": "k1"})
+
+    phase["n"] = 1
+    stack = make_stack(settings, "kept-outputs", program)
+    steps = [step(stack, "up", stack.up)]
+    phase["n"] = 2
+    steps.append(step(stack, "up-reformatted", stack.up))
+    steps.append(step(stack, "destroy", stack.destroy))
+    return steps
+
+
 SCENARIOS = {
     "lifecycle": lifecycle,
     "check-fails": check_fails,
@@ -553,6 +594,7 @@ SCENARIOS = {
     "get": get_scenario,
     "repair": repair,
     "helper-lifecycle": helper_lifecycle,
+    "kept-outputs": kept_outputs,
 }
 
 
