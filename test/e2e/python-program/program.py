@@ -467,6 +467,16 @@ def cli_step(settings, stack, name, args):
     return {"name": name, "cli": cli, "events": [], "resources": dynamic_resources(stack)}
 
 
+def up_changed_destroy(stack, changed):
+    """Steps "up" of the program's phase 1, `changed` (an up of phase 2), then "destroy"."""
+    phase["n"] = 1
+    steps = [step(stack, "up", stack.up)]
+    phase["n"] = 2
+    steps.append(step(stack, changed, stack.up))
+    steps.append(step(stack, "destroy", stack.destroy))
+    return steps
+
+
 def import_option(settings):
     """The import resource option in an up, then an up of the same program without it."""
 
@@ -475,13 +485,7 @@ def import_option(settings):
         Counter(ref("counters:CounterProvider"), "imported", {"start": 7}, opts)
         Counter(ref("counters:CounterProvider"), "created", {"start": 3})
 
-    phase["n"] = 1
-    stack = reference_stack(settings, "import-option", program)
-    steps = [step(stack, "up", stack.up)]
-    phase["n"] = 2
-    steps.append(step(stack, "up-again", stack.up))
-    steps.append(step(stack, "destroy", stack.destroy))
-    return steps
+    return up_changed_destroy(reference_stack(settings, "import-option", program), "up-again")
 
 
 def import_by_value(settings):
@@ -573,13 +577,7 @@ def kept_outputs(settings):
     def program():
         Dyn(kept_provider(phase["n"]), "kept", {"label": "k1"})
 
-    phase["n"] = 1
-    stack = make_stack(settings, "kept-outputs", program)
-    steps = [step(stack, "up", stack.up)]
-    phase["n"] = 2
-    steps.append(step(stack, "up-reformatted", stack.up))
-    steps.append(step(stack, "destroy", stack.destroy))
-    return steps
+    return up_changed_destroy(make_stack(settings, "kept-outputs", program), "up-reformatted")
 
 
 SCENARIOS = {
