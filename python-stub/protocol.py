@@ -20,7 +20,7 @@ import re
 import socket
 import threading
 
-PROTOCOL_VERSION = 3
+PROTOCOL_VERSION = 4
 
 # method -> (params fields, result fields); each field is (name, kind, required).
 # Kinds: str, bool, bin (a Struct's bytes), failures, replaces, reference, any.
@@ -39,7 +39,7 @@ METHODS = {
     ),
     "diff": (
         [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
-        [("changes", "changes", True), ("replaces", "replaces", True), ("deleteBeforeReplace", "bool", True)],
+        [("changes", "changes", True), ("replaces", "replaces", True), ("deleteBeforeReplace", "bool", True), ("byDefault", "bool", False)],
     ),
     "create": (
         [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("props", "bin", False)],
@@ -51,7 +51,8 @@ METHODS = {
     ),
     "update": (
         [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
-        [("outs", "bin", True)],
+        # No outs: the provider has no update of its own (the host keeps the old outputs).
+        [("outs", "bin", False)],
     ),
     "delete": (
         [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("props", "bin", False)],

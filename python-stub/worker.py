@@ -472,10 +472,24 @@ def op_check(p):
     return {"inputs": checked, "failures": [{"property": f.property, "reason": f.reason} for f in resp.failures]}
 
 
+def has_own(provider, name):
+    """
+    Whether the provider has a `name` method of its own: one its class (or the
+    object itself) defines, not ResourceProvider's default nor none at all.
+    """
+    if callable(getattr(provider, "__dict__", {}).get(name)):
+        return True
+    method = getattr(type(provider), name, None)
+    return callable(method) and (ResourceProvider is None or method is not getattr(ResourceProvider, name, None))
+
+
 def op_diff(p):
     olds = request_bag(p, "olds", True)
     news = request_bag(p, "news", True)
     provider = provider_for(p)
+    if not has_own(provider, "diff"):
+        # The default's answer, said to be one: the host may settle a __provider layout change itself.
+        return {"changes": "unknown", "replaces": [], "deleteBeforeReplace": False, "byDefault": True}
     result = call_user(provider.diff, p["id"], olds, news)
     fields = {}
     if result.changes is not None:
@@ -526,6 +540,9 @@ def op_update(p):
     olds = request_bag(p, "olds")
     news = request_bag(p, "news")
     provider = provider_for(p)
+    if not has_own(provider, "update"):
+        # No outs: the host keeps the old outputs (the reference keeps only __provider: docs/parity.md).
+        return {}
     result = call_user(provider.update, p["id"], olds, news)
     outs = {}
     if result.outs is not None:

@@ -11,6 +11,7 @@ import { NO_ENGINE_LOG, type EngineLog } from "./engine-log.js";
 import { BadRequestError, CancelledError, ProviderResultError } from "./errors.js";
 import type { Mode } from "./modes.js";
 import { DeclarationError, ProviderReferences, type ProviderReference } from "./provider-references.js";
+import { onlyProviderLayoutChanged } from "./provider-text.js";
 import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation, ProviderSource } from "./runtime.js";
 import { StructBytesError } from "./struct-bytes.js";
 import {
@@ -31,7 +32,7 @@ interface ResourceRequest {
   timeout?: number;
 }
 export interface CheckRequest extends ResourceRequest { olds?: AnyStruct; news?: AnyStruct }
-export interface DiffRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct }
+export interface DiffRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct; old_inputs?: AnyStruct }
 export interface CreateRequest extends ResourceRequest { properties?: AnyStruct }
 export interface ReadRequest extends ResourceRequest { id?: string; properties?: AnyStruct; inputs?: AnyStruct }
 export interface UpdateRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct }
@@ -88,7 +89,12 @@ export class DynamicCore {
   async diff(req: DiffRequest, signal: CallSignal): Promise<DiffResponseFields> {
     const call = this.callInfo("Diff", req, signal);
     const { source } = await this.newOrOldProvider(call, req, req.olds, req.news);
-    return diffResponse(await this.run(call, req, () => this.runtime.diff(call, source, req.id ?? "", req.olds, req.news)));
+    const outcome = await this.run(call, req, () => this.runtime.diff(call, source, req.id ?? "", req.olds, req.news));
+    // Without a diff of the user's, a __provider whose text changed only in its layout is no change (./provider-text.ts).
+    if (outcome.byDefault && this.inspect(call, "old_inputs", () => onlyProviderLayoutChanged(req.old_inputs, req.news))) {
+      return diffResponse({ ...outcome, changes: "none" });
+    }
+    return diffResponse(outcome);
   }
 
   async create(req: CreateRequest, signal: CallSignal): Promise<CreateResponse> {
@@ -125,7 +131,9 @@ export class DynamicCore {
     // The new code runs an update: news always holds the provider (no unknowns outside preview).
     const { source, standIn } = await this.provider(call, req, req.news, "news");
     const outcome = await this.run(call, req, () => this.runtime.update(call, source, req.id ?? "", req.olds, req.news));
-    return { properties: await this.carry(call, outcome.outs, req.news, standIn) };
+    // A provider without update keeps its outputs (as the engine sent them, unknowns and secrets included), with the new code.
+    const outs = outcome.outs ?? req.olds ?? { fields: {} };
+    return { properties: await this.carry(call, outs, req.news, standIn) };
   }
 
   async delete(req: DeleteRequest, signal: CallSignal): Promise<void> {

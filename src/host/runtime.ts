@@ -55,6 +55,12 @@ export interface DiffOutcome {
   changes: DiffChanges;
   replaces: string[];
   deleteBeforeReplace: boolean;
+  /**
+   * Set when the provider has no diff method of its own and the language's
+   * default answered: the core may then settle a change of `__provider` alone
+   * (./provider-text.ts). A user's diff always decides.
+   */
+  byDefault?: true;
 }
 
 export interface CreateOutcome {
@@ -70,7 +76,11 @@ export interface ReadOutcome {
 }
 
 export interface UpdateOutcome {
-  outs: AnyStruct;
+  /**
+   * The provider's outputs; unset when the provider has no update method of
+   * its own, and the core keeps the resource's old outputs.
+   */
+  outs?: AnyStruct;
 }
 
 export interface DynamicRuntime {

@@ -115,7 +115,7 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
     }),
     Call: refuse("Call"),
     Check: unary("Check", (req: Req, signal) => core.check(bags("Check", req, "olds", "news"), signal)),
-    Diff: unary("Diff", (req: Req, signal) => core.diff(bags("Diff", req, "olds", "news"), signal)),
+    Diff: unary("Diff", (req: Req, signal) => core.diff(bags("Diff", req, "olds", "news", "old_inputs"), signal)),
     Create: unary("Create", (req: Req, signal) => core.create(bags("Create", req, "properties"), signal)),
     Read: unary("Read", (req: Req, signal) => core.read(bags("Read", req, "properties", "inputs"), signal)),
     List: refusedStream("List", new NotImplementedError(mode.unimplemented("List"))),

@@ -84,7 +84,7 @@ export class NodeRuntime implements DynamicRuntime {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, source);
-      if (!provider.diff) return { changes: "unknown", replaces: [], deleteBeforeReplace: false };
+      if (!provider.diff) return { changes: "unknown", replaces: [], deleteBeforeReplace: false, byDefault: true };
       const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news));
       return {
         changes: result.changes === true ? "some" : result.changes === false ? "none" : "unknown",
@@ -126,8 +126,9 @@ export class NodeRuntime implements DynamicRuntime {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, source);
-      let result: Obj = {};
-      if (provider.update) result = (await (provider as Obj).update(id, olds, news)) || {};
+      // Without update the core keeps the old outputs (the reference keeps only {__provider}: docs/parity.md).
+      if (!provider.update) return {};
+      const result: Obj = (await (provider as Obj).update(id, olds, news)) || {};
       const outs = withProvider(result.outs || {}, news);
       return { outs: toStruct(call, "update", "outs", outs) };
     });

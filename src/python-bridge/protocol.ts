@@ -4,7 +4,7 @@
 // check every message the worker sends before anything else reads it.
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 export type FieldKind = "str" | "bool" | "int" | "bin" | "changes" | "replaces" | "failures" | "reference" | "any";
 /** [name, kind, required] */
@@ -24,7 +24,7 @@ export const METHODS = {
   },
   diff: {
     params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
-    result: [["changes", "changes", true], ["replaces", "replaces", true], ["deleteBeforeReplace", "bool", true]],
+    result: [["changes", "changes", true], ["replaces", "replaces", true], ["deleteBeforeReplace", "bool", true], ["byDefault", "bool", false]],
   },
   create: {
     params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["props", "bin", false]],
@@ -36,7 +36,8 @@ export const METHODS = {
   },
   update: {
     params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
-    result: [["outs", "bin", true]],
+    // No outs: the provider has no update of its own (the host keeps the old outputs).
+    result: [["outs", "bin", false]],
   },
   delete: {
     params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["props", "bin", false]],

@@ -90,7 +90,9 @@ export class PythonRuntime implements DynamicRuntime {
 
   async diff(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag): Promise<DiffOutcome> {
     const r = await this.call(call, "diff", { provider, id, olds: encodeStruct(olds), news: encodeStruct(news) });
-    return { changes: r.changes as DiffOutcome["changes"], replaces: r.replaces as string[], deleteBeforeReplace: r.deleteBeforeReplace as boolean };
+    const outcome: DiffOutcome = { changes: r.changes as DiffOutcome["changes"], replaces: r.replaces as string[], deleteBeforeReplace: r.deleteBeforeReplace as boolean };
+    if (r.byDefault === true) outcome.byDefault = true;
+    return outcome;
   }
 
   async create(call: CallInfo, provider: ProviderSource, props: Bag): Promise<CreateOutcome> {
@@ -107,7 +109,8 @@ export class PythonRuntime implements DynamicRuntime {
 
   async update(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome> {
     const r = await this.call(call, "update", { provider, id, olds: encodeStruct(olds), news: encodeStruct(news) });
-    return { outs: encoded(call, "outs", r.outs) };
+    // No outs: the provider has no update of its own, and the core keeps the old outputs.
+    return r.outs === undefined ? {} : { outs: encoded(call, "outs", r.outs) };
   }
 
   async delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<void> {

@@ -22,6 +22,8 @@ class FakeRuntime implements DynamicRuntime {
   readonly language = "nodejs" as const;
   calls: { op: string; provider: string; call: CallInfo }[] = [];
   outs: AnyStruct;
+  /** Set to play a provider without diff or update methods of its own. */
+  noMethods = false;
   constructor(readonly bags: Form = "decoded") {
     this.outs = bag(bags, { out: 1 });
   }
@@ -42,6 +44,7 @@ class FakeRuntime implements DynamicRuntime {
   }
   async diff(call: CallInfo, provider: ProviderSource) {
     this.rec("diff", call, provider);
+    if (this.noMethods) return { changes: "unknown" as const, replaces: [], deleteBeforeReplace: false, byDefault: true as const };
     return { changes: "some" as const, replaces: ["a"], deleteBeforeReplace: true };
   }
   async create(call: CallInfo, provider: ProviderSource) {
@@ -54,7 +57,7 @@ class FakeRuntime implements DynamicRuntime {
   }
   async update(call: CallInfo, provider: ProviderSource) {
     this.rec("update", call, provider);
-    return { outs: this.outs };
+    return this.noMethods ? {} : { outs: this.outs };
   }
   async delete(call: CallInfo, provider: ProviderSource) {
     this.rec("delete", call, provider);
@@ -107,6 +110,32 @@ describe(`core: provider selection and response building (${form} bags)`, functi
     const resp = await core.update({ urn, olds: s({ __provider: "old" }), news: s({ __provider: "new" }) }, signal);
     expect(rt.calls[0].provider).to.equal("new");
     expect(structToJs(resp.properties).__provider).to.equal("new");
+  });
+
+  it("Update of a provider without update keeps the old outputs as sent, with news.__provider", async function () {
+    rt.noMethods = true;
+    const olds = s({ __provider: "old", a: 1, later: UNKNOWN, nested: { k: [1, "x", null] } });
+    const resp = await core.update({ urn, olds, news: s({ __provider: "new", a: 2 }) }, signal);
+    expect(rt.calls[0].provider).to.equal("new");
+    expect(structToJs(resp.properties)).to.deep.equal({ __provider: "new", a: 1, later: UNKNOWN, nested: { k: [1, "x", null] } });
+    // No old outputs at all: only the new __provider, as before.
+    const bare = await core.update({ urn, news: s({ __provider: "new" }) }, signal);
+    expect(structToJs(bare.properties)).to.deep.equal({ __provider: "new" });
+  });
+
+  it("Diff without the user's diff: a __provider changed only in layout is DIFF_NONE; any other change is left to the engine", async function () {
+    rt.noMethods = true;
+    const diff = (old_inputs: object | undefined, news: object) =>
+      core.diff({ urn, id: "x", olds: s({ __provider: "a\n", out: 1 }), news: s(news), old_inputs: old_inputs && s(old_inputs) }, signal);
+    expect(await diff({ __provider: "f() {\r\n  x; \r\n}", a: 1 }, { __provider: "f() {\n  x;\n}", a: 1 })).to.deep.equal({ changes: 1 });
+    expect(await diff({ __provider: "f() { x; }", a: 1 }, { __provider: "f() { y; }", a: 1 })).to.deep.equal({ changes: 0 });
+    expect(await diff({ __provider: "f()  ", a: 1 }, { __provider: "f()", a: 2 })).to.deep.equal({ changes: 0 });
+    expect(await diff({ __provider: "f()", a: 1 }, { __provider: "f()", a: UNKNOWN })).to.deep.equal({ changes: 0 });
+    // No old inputs sent: as before.
+    expect(await diff(undefined, { __provider: "f()" })).to.deep.equal({ changes: 0 });
+    // A user's diff always decides.
+    rt.noMethods = false;
+    expect(await diff({ __provider: "f() ", a: 1 }, { __provider: "f()", a: 1 })).to.deep.equal({ changes: 2, replaces: ["a"], deleteBeforeReplace: true });
   });
 
   it("Delete uses the state's provider (properties), not old inputs", async function () {

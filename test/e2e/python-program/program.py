@@ -186,6 +186,32 @@ class CreateRaises(ResourceProvider):
         raise Exception("create exploded on purpose")
 
 
+def kept_provider(version):
+    """
+    A provider with create alone (no update, no diff) as first written (1) and
+    reformatted (2): the same code, at other lines, so another pickle (issue 19).
+    """
+    if version == 1:
+        class Kept(ResourceProvider):
+            serialize_as_secret_always = False
+
+            def create(self, props):
+                return CreateResult("kept", {"label": props["label"], "serial": 42, "made_by": "create", "nested": {"list": [1, "two", True]}})
+
+    else:
+        class Kept(ResourceProvider):
+            serialize_as_secret_always = False
+
+            # Reformatted: its lines wrapped.
+            def create(self, props):
+                return CreateResult(
+                    "kept",
+                    {"label": props["label"], "serial": 42, "made_by": "create", "nested": {"list": [1, "two", True]}},
+                )
+
+    return Kept()
+
+
 class Dyn(Resource):
     """The default type token, pulumi-python:dynamic:Resource (the SDK sets it for subclasses only)."""
 
@@ -441,6 +467,16 @@ def cli_step(settings, stack, name, args):
     return {"name": name, "cli": cli, "events": [], "resources": dynamic_resources(stack)}
 
 
+def up_changed_destroy(stack, changed):
+    """Steps "up" of the program's phase 1, `changed` (an up of phase 2), then "destroy"."""
+    phase["n"] = 1
+    steps = [step(stack, "up", stack.up)]
+    phase["n"] = 2
+    steps.append(step(stack, changed, stack.up))
+    steps.append(step(stack, "destroy", stack.destroy))
+    return steps
+
+
 def import_option(settings):
     """The import resource option in an up, then an up of the same program without it."""
 
@@ -449,13 +485,7 @@ def import_option(settings):
         Counter(ref("counters:CounterProvider"), "imported", {"start": 7}, opts)
         Counter(ref("counters:CounterProvider"), "created", {"start": 3})
 
-    phase["n"] = 1
-    stack = reference_stack(settings, "import-option", program)
-    steps = [step(stack, "up", stack.up)]
-    phase["n"] = 2
-    steps.append(step(stack, "up-again", stack.up))
-    steps.append(step(stack, "destroy", stack.destroy))
-    return steps
+    return up_changed_destroy(reference_stack(settings, "import-option", program), "up-again")
 
 
 def import_by_value(settings):
@@ -541,6 +571,15 @@ def helper_lifecycle(settings):
     return steps
 
 
+def kept_outputs(settings):
+    """A provider without update, deployed, then its code reformatted: the engine runs Update."""
+
+    def program():
+        Dyn(kept_provider(phase["n"]), "kept", {"label": "k1"})
+
+    return up_changed_destroy(make_stack(settings, "kept-outputs", program), "up-reformatted")
+
+
 SCENARIOS = {
     "lifecycle": lifecycle,
     "check-fails": check_fails,
@@ -553,6 +592,7 @@ SCENARIOS = {
     "get": get_scenario,
     "repair": repair,
     "helper-lifecycle": helper_lifecycle,
+    "kept-outputs": kept_outputs,
 }
 
 
