@@ -20,41 +20,46 @@ import re
 import socket
 import threading
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 4
 
 # method -> (params fields, result fields); each field is (name, kind, required).
-# Kinds: str, bool, bin (a Struct's bytes), failures, replaces, any.
+# Kinds: str, bool, bin (a Struct's bytes), failures, replaces, reference, any.
 #
 # A provider's serialized text crosses the channel once per worker: the first
 # request for it carries `provider` (the text) and the `providerId` the host
 # gave it; later requests carry only the id. Requests are read in order, so the
-# text is always known by the time an id alone arrives.
+# text is always known by the time an id alone arrives. A provider the project
+# declares in Pulumi.yaml is named instead by `reference`: {"reference":
+# "<module>:<attribute>", "typeToken", "declaredIn": the file}, and no id.
 METHODS = {
     "configure": ([("args", "bin", False)], []),
     "check": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("olds", "bin", False), ("news", "bin", False)],
         [("inputs", "bin", True), ("failures", "failures", True)],
     ),
     "diff": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
-        [("changes", "changes", True), ("replaces", "replaces", True), ("deleteBeforeReplace", "bool", True)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("changes", "changes", True), ("replaces", "replaces", True), ("deleteBeforeReplace", "bool", True), ("byDefault", "bool", False)],
     ),
     "create": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True)],
     ),
     "read": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("id", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True), ("inputs", "bin", False)],
     ),
     "update": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
-        [("outs", "bin", True)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        # No outs: the provider has no update of its own (the host keeps the old outputs).
+        [("outs", "bin", False)],
     ),
     "delete": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", True), ("id", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("props", "bin", False)],
         [],
     ),
+    # The __provider text a program passing the reference with the helper writes (what an import stores).
+    "referenceText": ([("reference", "reference", True)], [("text", "str", True)]),
     # Health check, answered by the reading thread itself: proves the worker still reads its channel.
     "ping": ([], [("pid", "int", True)]),
 }
@@ -107,6 +112,9 @@ _KIND_CHECKS = {
     "replaces": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
     "failures": lambda v: isinstance(v, list)
     and all(isinstance(f, dict) and isinstance(f.get("property"), str) and isinstance(f.get("reason"), str) for f in v),
+    "reference": lambda v: isinstance(v, dict)
+    and set(v) == {"reference", "typeToken", "declaredIn"}
+    and all(isinstance(x, str) for x in v.values()),
     "any": lambda v: True,
 }
 

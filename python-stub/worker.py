@@ -41,12 +41,19 @@ if sys.path and os.path.abspath(sys.path[0] or ".") == _here:
     else:
         sys.path[0] = os.getcwd()
 
+# The reference helper, pulumi_dynamic_host.reference, which programs import from the
+# pulumi-dynamic-host wheel: pickles of its ProviderReference name it, so unpickling them
+# imports it. Our own copy (a namespace-package portion) goes last on sys.path, so the
+# copy installed in the program's environment, if any, is the one imported.
+_HELPER_FILE = os.path.join(_here, "helper", "pulumi_dynamic_host", "reference.py")
+sys.path.append(os.path.join(_here, "helper"))
 
-def _load_sibling(name):
-    """Imports python-stub/<name>.py by path, so our modules never shadow or are shadowed by the user's."""
+
+def _load_sibling(name, path=None):
+    """Imports python-stub/<name>.py (or `path`) by path, so our modules never shadow or are shadowed by the user's."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(f"_pulumi_dynamic_host_{name}", os.path.join(_here, f"{name}.py"))
+    spec = importlib.util.spec_from_file_location(f"_pulumi_dynamic_host_{name}", path or os.path.join(_here, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -59,6 +66,7 @@ import asyncio  # noqa: E402
 import base64  # noqa: E402
 import concurrent.futures  # noqa: E402
 import contextvars  # noqa: E402
+import importlib  # noqa: E402
 import threading  # noqa: E402
 import time  # noqa: E402
 import traceback  # noqa: E402
@@ -71,9 +79,9 @@ from pulumi.runtime import configure as configure_settings, Settings  # noqa: E4
 from pulumi.metadata import get_project  # noqa: E402
 
 try:  # before v3.128
-    from pulumi.runtime._serialization import _deserialize
+    from pulumi.runtime._serialization import _deserialize, _serialize
 except ImportError:  # pragma: no cover - old SDKs
-    _deserialize = None
+    _deserialize = _serialize = None
 try:  # before v3.139 providers were never configured
     from pulumi.dynamic import ConfigureRequest, Config
 except ImportError:  # pragma: no cover - old SDKs
@@ -82,9 +90,17 @@ try:
     from pulumi.dynamic import ResourceProvider
 except ImportError:  # pragma: no cover - not an SDK we know
     ResourceProvider = None
+# The SDK's own pickler of providers: what a program's dynamic.Resource writes into __provider.
+from pulumi.dynamic.dynamic import serialize_provider  # noqa: E402
+
+# Our own copy of the reference helper, for resolving references (whichever copy the program
+# imports, the resolution is this host's): under a private name, so it never stands in for the
+# importable pulumi_dynamic_host.reference.
+references = _load_sibling("reference", _HELPER_FILE)
 
 PROVIDER_KEY = "__provider"
-_WORKER_FILE = os.path.abspath(__file__)
+# Our frames, left out of the tracebacks shown to users.
+_PLUMBING_FILES = frozenset([os.path.abspath(__file__), os.path.abspath(_HELPER_FILE)])
 
 
 class Cancelled(Exception):
@@ -109,13 +125,15 @@ class LoadError(UserError):
     before it); `details` is the traceback, or "" when there was no exception.
     """
 
-    def __init__(self, reason, exc=None):
+    def __init__(self, reason, exc=None, reference=None):
         Exception.__init__(self, reason)
         self.code = 2
         self.details = _user_traceback(exc) if exc is not None else ""
         self.type = type(exc).__name__ if exc is not None else "NotAProvider"
         self.message = _safe_str(exc) if exc is not None else reason
         self.reason = reason
+        # Set when a provider reference failed: `reason` then names it and where it was written.
+        self.reference = reference
 
 
 class UnsetValue(Exception):
@@ -154,11 +172,16 @@ def _user_traceback(exc):
     """
     traceback.format_exc() as the reference sends it, less this worker's
     plumbing frames: only the operation (op_*) frame stays, where the
-    reference shows its RPC method.
+    reference shows its RPC method. The import system's frames, above a
+    module that raised when a provider reference imported it, go too.
     """
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
     te.stack = traceback.StackSummary.from_list(
-        [f for f in te.stack if f.filename != _WORKER_FILE or f.name.startswith("op_")]
+        [
+            f
+            for f in te.stack
+            if (f.filename not in _PLUMBING_FILES or f.name.startswith("op_")) and not _is_import_machinery(f.filename)
+        ]
     )
     return "".join(te.format())
 
@@ -168,9 +191,15 @@ def _user_traceback(exc):
 
 class Providers:
     """
-    Provider objects by serialized text. As the reference: unpickle, then
-    configure, then cache; a failure caches nothing and the next request tries
-    again. Unlike it: one lock per text, so unrelated providers load in parallel.
+    Provider objects by serialized text, and by reference. As the reference:
+    unpickle, then configure, then cache; a failure caches nothing and the next
+    request tries again. Unlike it: one lock per text, so unrelated providers
+    load in parallel.
+
+    A reference ("<module>:<attribute>", declared in Pulumi.yaml or held by the
+    helper's ProviderReference) is imported from the program's sys.path and
+    cached by its string: a text that unpickles to a ProviderReference runs the
+    provider it names, the same object a declaration of that reference runs.
     """
 
     def __init__(self):
@@ -180,17 +209,41 @@ class Providers:
         self.config = {}
 
     def get(self, text):
-        provider = self._cache.get(text)
+        return self._cached(text, lambda: self._from_text(text))
+
+    def by_reference(self, reference, origin):
+        """The provider `reference` names; `origin` says where it was written, for errors ("declared for …")."""
+        return self._cached(("reference", reference), lambda: self._from_reference(reference, origin))
+
+    def _cached(self, key, make):
+        provider = self._cache.get(key)
         if provider is not None:
             return provider
         with self._guard:
-            lock = self._locks.setdefault(text, threading.Lock())
+            lock = self._locks.setdefault(key, threading.Lock())
         with lock:
-            provider = self._cache.get(text)
+            provider = self._cache.get(key)
             if provider is None:
-                provider = self._load(text)
-                self._configure(provider)
-                self._cache[text] = provider
+                provider = make()
+                self._cache[key] = provider
+        return provider
+
+    def _from_text(self, text):
+        provider = self._load(text)
+        reference = getattr(provider, references.REFERENCE_ATTRIBUTE, None)
+        if isinstance(reference, str):
+            return self.by_reference(reference, "that the program passed with provider_reference()")
+        self._configure(provider)
+        return provider
+
+    def _from_reference(self, reference, origin):
+        try:
+            provider = references.resolve(reference)
+        except references.ReferenceProblem as e:
+            raise LoadError(f'the provider reference "{reference}" {origin}: {e.detail}', e.cause, reference) from e
+        # As the helper's ProviderReference.configure does: a provider without configure is not configured.
+        if callable(getattr(provider, "configure", None)):
+            self._configure(provider)
         return provider
 
     def _load(self, text):
@@ -222,6 +275,13 @@ class Providers:
 
 def _describe(e):
     return f"{type(e).__name__}: {_safe_str(e)}"
+
+
+_IMPORTLIB_FILE = os.path.abspath(importlib.__file__)
+
+
+def _is_import_machinery(filename):
+    return filename.startswith("<frozen importlib.") or filename == _IMPORTLIB_FILE
 
 
 # What the SDK's serialize_provider writes: dill.dumps at pickle.DEFAULT_PROTOCOL (2 or more on
@@ -425,12 +485,22 @@ def _settings():
     )
 
 
-def provider_for(text):
+def provider_for(p):
+    """The request's provider: by its declared reference, or from its serialized text."""
     _settings()
-    return PROVIDERS.get(text)
+    reference = p.get("reference")
+    if reference is not None:
+        origin = f"declared for {reference['typeToken']} in {reference['declaredIn']}"
+        return PROVIDERS.by_reference(reference["reference"], origin)
+    return PROVIDERS.get(p["provider"])
 
 
 # --- operations: each mirrors the Python reference's RPC method ---------------
+#
+# Each carries the request bag's __provider into its result with the reference's
+# own statement (so a failure there shows the reference's line). A bag without one
+# is an import served by a declared reference: the host adds the text a program
+# passing that reference writes.
 
 
 def op_configure(p):
@@ -442,11 +512,12 @@ def op_configure(p):
 def op_check(p):
     olds = request_bag(p, "olds", True)
     news = request_bag(p, "news", True)
-    provider = provider_for(p["provider"])
+    provider = provider_for(p)
     result = call_user(provider.check, olds, news)
     inputs = result.inputs
     failures = result.failures
-    inputs[PROVIDER_KEY] = news[PROVIDER_KEY]
+    if PROVIDER_KEY in news:
+        inputs[PROVIDER_KEY] = news[PROVIDER_KEY]
     checked = serialize(inputs)
     # The real messages, so protobuf's type rules apply to what the user returned.
     failures_proto = [proto.CheckFailure(property=f.property, reason=f.reason) for f in failures]
@@ -454,10 +525,24 @@ def op_check(p):
     return {"inputs": checked, "failures": [{"property": f.property, "reason": f.reason} for f in resp.failures]}
 
 
+def has_own(provider, name):
+    """
+    Whether the provider has a `name` method of its own: one its class (or the
+    object itself) defines, not ResourceProvider's default nor none at all.
+    """
+    if callable(getattr(provider, "__dict__", {}).get(name)):
+        return True
+    method = getattr(type(provider), name, None)
+    return callable(method) and (ResourceProvider is None or method is not getattr(ResourceProvider, name, None))
+
+
 def op_diff(p):
     olds = request_bag(p, "olds", True)
     news = request_bag(p, "news", True)
-    provider = provider_for(p["provider"])
+    provider = provider_for(p)
+    if not has_own(provider, "diff"):
+        # The default's answer, said to be one: the host may settle a __provider layout change itself.
+        return {"changes": "unknown", "replaces": [], "deleteBeforeReplace": False, "byDefault": True}
     result = call_user(provider.diff, p["id"], olds, news)
     fields = {}
     if result.changes is not None:
@@ -476,10 +561,11 @@ def op_diff(p):
 
 def op_create(p):
     props = request_bag(p, "props")
-    provider = provider_for(p["provider"])
+    provider = provider_for(p)
     result = call_user(provider.create, props)
     outs = result.outs if result.outs is not None else {}
-    outs[PROVIDER_KEY] = props[PROVIDER_KEY]
+    if PROVIDER_KEY in props:
+        outs[PROVIDER_KEY] = props[PROVIDER_KEY]
     outs_proto = serialize(outs)
     resp = proto.CreateResponse(id=result.id)
     return {"id": resp.id, "outs": outs_proto}
@@ -487,15 +573,17 @@ def op_create(p):
 
 def op_read(p):
     props = request_bag(p, "props")
-    provider = provider_for(p["provider"])
+    provider = provider_for(p)
     result = call_user(provider.read, p["id"], props)
     outs = result.outs
-    outs[PROVIDER_KEY] = props[PROVIDER_KEY]
+    if PROVIDER_KEY in props:
+        outs[PROVIDER_KEY] = props[PROVIDER_KEY]
     answer = {"outs": serialize(outs)}
     result_inputs = getattr(result, "inputs", None)  # ReadResult has no inputs before v3.216
     if result_inputs is not None:
         inputs = result_inputs.copy()
-        inputs[PROVIDER_KEY] = props[PROVIDER_KEY]
+        if PROVIDER_KEY in props:
+            inputs[PROVIDER_KEY] = props[PROVIDER_KEY]
         answer["inputs"] = serialize(inputs)
     answer["id"] = proto.ReadResponse(id=result.id).id
     return answer
@@ -504,20 +592,42 @@ def op_read(p):
 def op_update(p):
     olds = request_bag(p, "olds")
     news = request_bag(p, "news")
-    provider = provider_for(p["provider"])
+    provider = provider_for(p)
+    if not has_own(provider, "update"):
+        # No outs: the host keeps the old outputs (the reference keeps only __provider: docs/parity.md).
+        return {}
     result = call_user(provider.update, p["id"], olds, news)
     outs = {}
     if result.outs is not None:
         outs = result.outs
-    outs[PROVIDER_KEY] = news[PROVIDER_KEY]
+    if PROVIDER_KEY in news:
+        outs[PROVIDER_KEY] = news[PROVIDER_KEY]
     return {"outs": serialize(outs)}
 
 
 def op_delete(p):
     props = request_bag(p, "props")
-    provider = provider_for(p["provider"])
+    provider = provider_for(p)
     call_user(provider.delete, p["id"], props)
     return {}
+
+
+_PICKLER_LOCK = threading.Lock()
+
+
+def op_reference_text(p):
+    """
+    The __provider a program passing the reference with provider_reference()
+    writes: the SDK's own serializer run on the helper's object, made from the
+    copy of the helper the program imports (the installed one, else ours).
+    """
+    import pulumi_dynamic_host.reference as helper
+
+    provider = helper.ProviderReference(p["reference"]["reference"])
+    # serialize_provider swaps the pickle module's Pickler while it runs: one at a time.
+    with _PICKLER_LOCK:
+        text = _serialize(True, serialize_provider, provider)[0] if _serialize else serialize_provider(provider)
+    return {"text": text}
 
 
 OPERATIONS = {
@@ -528,8 +638,11 @@ OPERATIONS = {
     "read": op_read,
     "update": op_update,
     "delete": op_delete,
+    "referenceText": op_reference_text,
 }
 assert set(OPERATIONS) | {"ping"} == set(protocol.METHODS), "worker operations and protocol.METHODS disagree"
+# The methods that run a provider: each names it by providerId (its text) or by reference.
+_PROVIDER_METHODS = frozenset(("check", "diff", "create", "read", "update", "delete"))
 
 # --- the serving loop --------------------------------------------------------
 
@@ -597,15 +710,24 @@ class Worker:
             if method == "ping":
                 self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": {"pid": os.getpid()}})
                 continue
-            if "providerId" in params and not self.resolve_provider(req_id, method, params):
+            if method in _PROVIDER_METHODS and not self.resolve_provider(req_id, method, params):
                 continue
             with self.lock:
                 self.cancel_hooks[req_id] = []
             self.pool.submit(self.run, req_id, method, params)
 
     def resolve_provider(self, req_id, method, params):
-        """Fills params["provider"] from its id, keeping a text sent for the first time; False (answered) for an unknown id."""
-        provider_id = params["providerId"]
+        """
+        Fills params["provider"] from its id, keeping a text sent for the first
+        time; False (answered) for an unknown id, or a request that names its
+        provider neither by id nor by reference.
+        """
+        if params.get("reference") is not None:
+            return True
+        provider_id = params.get("providerId")
+        if provider_id is None:
+            self.reply_error(req_id, protocol.INVALID_PARAMS, f"{method} params: neither providerId nor reference names the provider", None)
+            return False
         text = params.get("provider")
         if text is not None:
             self.provider_texts[provider_id] = text
@@ -674,6 +796,8 @@ def _error_data(e):
     data = {"grpcCode": e.code, "details": e.details, "type": e.type, "message": e.message}
     if isinstance(e, LoadError):
         data["reason"] = e.reason
+        if e.reference is not None:
+            data["reference"] = e.reference
     return data
 
 

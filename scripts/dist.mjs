@@ -3,13 +3,15 @@
 //   pulumi-dynamic-host-<version>-<os>-<arch>.tar.gz  the single executable under
 //       all three names (hard links), for teams without Node;
 //   pulumi_dynamic_host-<version>-py3-none-<platform>.whl  the same executable as
-//       the wheel's scripts, so `pip install` puts the plugins on a virtualenv's PATH.
+//       the wheel's scripts, so `pip install` puts the plugins on a virtualenv's PATH,
+//       and the package pulumi_dynamic_host with the reference helper programs import
+//       (pulumi_dynamic_host.reference, whose one source is python-stub/helper/).
 //
 // The single executable is Node's own (single executable applications): this
 // node binary, its debug symbols stripped, with a preparation blob injected by
 // postject (the tool Node's documentation names for it) holding one CommonJS
 // bundle of the host, V8's code cache for it, and the host's files as assets
-// (package.json, proto/*.proto, python-stub/*.py, and assets.json listing them).
+// (package.json, proto/*.proto, python-stub/**/*.py, reference/index.cjs, and assets.json listing them).
 // The wheel is built by hatchling (see packaging/python/hatch_build.py).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -24,6 +26,7 @@ const RELEASE = path.join(ROOT, "dist/release");
 const NAMES = ["pulumi-dynamic-host", "pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"];
 const FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const HATCHLING = "hatchling==1.33.0";
+const HELPER = "python-stub/helper/pulumi_dynamic_host/reference.py";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
 const say = (m) => process.stderr.write(`dist: ${m}\n`);
@@ -62,7 +65,7 @@ async function bundle() {
 }
 
 function seaConfig() {
-  const assets = ["package.json", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py"))];
+  const assets = ["package.json", "reference/index.cjs", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py"))];
   fs.writeFileSync(path.join(OUT, "assets.json"), JSON.stringify(assets));
   const map = Object.fromEntries(assets.map((a) => [a, path.join(ROOT, a)]));
   map["assets.json"] = path.join(OUT, "assets.json");
@@ -149,6 +152,8 @@ function buildPython() {
 function wheel(exe) {
   const stage = path.join(OUT, "wheel");
   fs.cpSync(path.join(ROOT, "packaging/python"), stage, { recursive: true });
+  // The helper's one source is the worker's copy; the wheel's package holds it as its module.
+  fs.copyFileSync(path.join(ROOT, HELPER), path.join(stage, "pulumi_dynamic_host/reference.py"));
   fs.mkdirSync(path.join(stage, "scripts"));
   for (const name of NAMES) fs.linkSync(exe, path.join(stage, "scripts", name));
   const before = new Set(fs.existsSync(RELEASE) ? fs.readdirSync(RELEASE) : []);

@@ -49,6 +49,8 @@ execFileSync(
     // .mocharc.json's spec is the whole suite; these options are its others.
     ...["--no-config", "--reporter", "test/reporter.cjs", "--timeout", "60000", "--exit"],
     ...["dist/test/differential/*.test.js", "dist/test/node-bad-input.test.js", "dist/test/python-faults.test.js"],
+    // Under the real engine: import and repair load the project's code (TypeScript too) from the executable.
+    "dist/test/e2e/node-references.test.js",
   ],
   { cwd: ROOT, stdio: "inherit", env: { ...process.env, PATH: pathWithoutNode(), PULUMI_DYNAMIC_HOST_UNDER_TEST: dir } },
 );

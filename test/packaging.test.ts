@@ -15,6 +15,8 @@ import { Plugin } from "./helpers/plugin.js";
 
 const VERSION = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")).version as string;
 const pythonUrn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
+/** The reference helper's one source: the worker's copy, and the wheel's module. */
+const HELPER = "python-stub/helper/pulumi_dynamic_host/reference.py";
 
 /** The answers a plugin gives to GetPluginInfo and a Create with a real payload of its language. */
 async function answers(language: "nodejs" | "python", executable?: string, env?: NodeJS.ProcessEnv): Promise<Outcome[]> {
@@ -41,7 +43,7 @@ describe("what users install: the npm package, the single executable and the whe
   });
 
   describe("npm pack, then npm i -g of the tarball", function () {
-    it("the tarball holds the bundle, bin/, proto/ and python-stub/, and no tests, bench, docs, sources or maps", function () {
+    it("the tarball holds the bundle, bin/, proto/, python-stub/ and the reference helper, and no tests, bench, docs, sources or maps", function () {
       const { files } = npmInstall();
       expect(files).to.include.members([
         "package.json",
@@ -53,8 +55,13 @@ describe("what users install: the npm package, the single executable and the whe
         "python-stub/worker.py",
         "python-stub/protocol.py",
         "python-stub/threads.py",
+        "reference/index.cjs",
+        "reference/index.d.ts",
+        HELPER,
       ]);
-      const unexpected = files.filter((f) => !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/[^/]+\.py)$/.test(f));
+      const unexpected = files.filter(
+        (f) => !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|reference\/index\.(cjs|d\.ts))$/.test(f),
+      );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));
       expect(pkg.private, "package.json is not private").to.equal(undefined);
@@ -97,6 +104,34 @@ describe("what users install: the npm package, the single executable and the whe
       });
     }
 
+    it("the wheel holds the reference helper; the worker imports the installed copy, else its own", async function () {
+      const { venv, bin } = wheelInstall();
+      const python = path.join(venv, "bin/python");
+      const installed = execFileSync(python, ["-c", "import pulumi_dynamic_host.reference as m; print(m.__file__)"], { encoding: "utf8" }).trim();
+      expect(installed.startsWith(`${venv}/lib/`) && installed.endsWith("/site-packages/pulumi_dynamic_host/reference.py"), installed).to.equal(true);
+      expect(fs.readFileSync(installed, "utf8")).to.equal(fs.readFileSync(`${REPO}${HELPER}`, "utf8"));
+      // A program passing the helper's object: unpickling it imports the helper, the wheel's copy where installed.
+      const create = { urn: "urn:pulumi:dev::references::pulumi-python:dynamic:Counter::c", properties: { __provider: pythonProvider("counter", "python_reference_payloads.py"), start: 2 } };
+      const cwd = `${REPO}test/fixtures/python-references`;
+      const helperFiles: string[] = [];
+      for (const [executable, env] of [
+        [path.join(bin, "pulumi-resource-pulumi-python"), { PATH: pathWithoutNode([bin]), PULUMI_RUNTIME_VIRTUALENV: venv }],
+        [path.join(archiveInstall(), "pulumi-resource-pulumi-python"), { PATH: pathWithoutNode([archiveInstall()]) }],
+      ] as const) {
+        const plugin = await Plugin.launch("ours", { language: "python", executable, cwd, env });
+        try {
+          const r = await plugin.client.create(create);
+          expect(r.code, r.details).to.equal(0);
+          helperFiles.push(r.view.properties.ran.helper_file);
+        } finally {
+          await plugin.stop();
+        }
+      }
+      expect(helperFiles[0]).to.equal(installed);
+      expect(helperFiles[1]).to.match(/\/python-stub\/helper\/pulumi_dynamic_host\/reference\.py$/);
+      expect(helperFiles[1].startsWith(REPO), "the executable's own extracted copy, not the checkout's").to.equal(false);
+    });
+
     it("the single executable writes python-stub/ once to a per-version cache directory, whole, under concurrent first starts", async function () {
       const bin = archiveInstall();
       const cache = path.join(installsRoot(), "stub-cache");
@@ -114,7 +149,7 @@ describe("what users install: the npm package, the single executable and the whe
       expect(entries, "one directory, no temporary leftovers").to.have.length(1);
       expect(entries[0]).to.match(new RegExp(`^${VERSION.replace(/\./g, "\\.")}-[0-9a-f]{12}$`));
       const stub = path.join(cache, entries[0], "python-stub");
-      for (const f of ["worker.py", "protocol.py", "threads.py"]) {
+      for (const f of ["worker.py", "protocol.py", "threads.py", HELPER.slice("python-stub/".length)]) {
         expect(fs.readFileSync(path.join(stub, f), "utf8")).to.equal(fs.readFileSync(`${REPO}python-stub/${f}`, "utf8"));
       }
     });

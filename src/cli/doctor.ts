@@ -11,6 +11,7 @@ import { ourPlugins } from "./install.js";
 import { nodeRuntime, pulumiSdk } from "./node-environment.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
 import { probePython, versionText, type ProbeResult } from "./python-probe.js";
+import { checkNodeReferences, checkPythonReferences, pythonReferenceQuestions, readDeclarations } from "./reference-checks.js";
 import { analyzeResources, checkResource, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
 import { readStackExport, type DynamicResource, type Language } from "./stack-export.js";
 
@@ -100,8 +101,15 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   if (sdk) f("ok", `@pulumi/pulumi: ${sdk.version} in ${sdk.dir} (what a provider's require("@pulumi/pulumi") loads)`);
   else f("note", `@pulumi/pulumi: does not resolve from ${launch.cwd} (only providers that require it need it)`);
 
+  const declared = await readDeclarations(launch.cwd, f);
+  checkNodeReferences(declared.nodejs, f);
   const analyses = analyzeResources(resources ?? []);
-  const python = await checkPython(launch, pythonQuestions(analyses.values()), (why) => block(["python"], why), f);
+  const ask = pythonQuestions(analyses.values());
+  const forReferences = pythonReferenceQuestions(declared.python);
+  ask.modules.push(...forReferences.modules);
+  ask.classes.push(...forReferences.classes);
+  const python = await checkPython(launch, ask, (why) => block(["python"], why), f);
+  checkPythonReferences(declared.python, python, f);
   const verdicts = { loads: 0, cannot: 0, unchecked: 0 };
   for (const r of resources ?? []) verdicts[checkResource(r, { cwd: launch.cwd, blockers, analyses, python }, f)]++;
 

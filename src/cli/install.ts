@@ -18,7 +18,8 @@ import { EMBEDDED, packageRoot } from "../host/assets.js";
 import { MODES } from "../host/modes.js";
 import { hostVersion } from "../host/plugin-info.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
-import { findProjectRoot, registerProjectPlugins, unregisterProjectPlugins } from "./project-file.js";
+import { findProjectRoot } from "../host/project-root.js";
+import { registerProjectPlugins, unregisterProjectPlugins } from "./project-file.js";
 
 export const BACKUP_SUFFIX = ".before-pulumi-dynamic-host";
 export const RECORD = ".pulumi-dynamic-host-install.json";

@@ -11,7 +11,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parse } from "yaml";
-import { findProjectRoot, projectFile } from "./project-file.js";
+import { findProjectRoot, projectFile } from "../host/project-root.js";
 
 export interface PluginLaunch {
   /** The directory holding Pulumi.yaml, when `dir` is in a project. */

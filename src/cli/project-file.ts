@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isMap, isSeq, parseDocument, YAMLMap, YAMLSeq, type Document } from "yaml";
+import { projectFile } from "../host/project-root.js";
 
 export interface ProjectPlugin {
   name: string;
@@ -12,21 +13,6 @@ export interface ProjectPlugin {
   path: string;
   /** Absolute: resolved against the project root, as the engine does. */
   dir: string;
-}
-
-const FILES = ["Pulumi.yaml", "Pulumi.yml"];
-
-/** The project file in `root`, or undefined. */
-export function projectFile(root: string): string | undefined {
-  return FILES.map((f) => path.join(root, f)).find((f) => fs.existsSync(f));
-}
-
-/** The nearest directory at or above `start` holding a project file (the engine searches upward too). */
-export function findProjectRoot(start: string): string | undefined {
-  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
-    if (projectFile(dir)) return dir;
-    if (path.dirname(dir) === dir) return undefined;
-  }
 }
 
 function load(file: string): Document {

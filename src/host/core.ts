@@ -7,9 +7,12 @@ import * as grpc from "@grpc/grpc-js";
 import { CallSignal } from "./call-signal.js";
 import { armDeadline } from "./deadline.js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
-import { BadRequestError, CancelledError } from "./errors.js";
+import { NO_ENGINE_LOG, type EngineLog } from "./engine-log.js";
+import { BadRequestError, CancelledError, ProviderResultError } from "./errors.js";
 import type { Mode } from "./modes.js";
-import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation } from "./runtime.js";
+import { DeclarationError, ProviderReferences, type ProviderReference } from "./provider-references.js";
+import { onlyProviderLayoutChanged } from "./provider-text.js";
+import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation, ProviderSource } from "./runtime.js";
 import { StructBytesError } from "./struct-bytes.js";
 import {
   PROVIDER_KEY,
@@ -31,7 +34,7 @@ interface ResourceRequest {
   secrets?: () => readonly string[];
 }
 export interface CheckRequest extends ResourceRequest { olds?: AnyStruct; news?: AnyStruct }
-export interface DiffRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct }
+export interface DiffRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct; old_inputs?: AnyStruct }
 export interface CreateRequest extends ResourceRequest { properties?: AnyStruct }
 export interface ReadRequest extends ResourceRequest { id?: string; properties?: AnyStruct; inputs?: AnyStruct }
 export interface UpdateRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct }
@@ -42,11 +45,36 @@ export interface CreateResponse { id: string; properties: AnyStruct }
 export interface ReadResponse { id: string; properties: AnyStruct; inputs?: AnyStruct }
 export interface UpdateResponse { properties: AnyStruct }
 
+export interface CoreOptions {
+  /** The plugin's working directory: the project's declarations are found from here (default: process.cwd()). */
+  cwd?: string;
+  /** Where messages about a resource go (default: nowhere). */
+  engineLog?: EngineLog;
+}
+
+/** The operations that run the project's code instead of the state's when a type's declaration asks (latestCode). */
+const LATEST_CODE_OPERATIONS: ReadonlySet<Operation> = new Set(["Read", "Update", "Delete", "Diff"]);
+
+/** A call's provider, and the declaration that stands in for a `__provider` the request lacks. */
+interface Sourced {
+  source: ProviderSource;
+  /** Set when the request carried no `__provider`: the outputs get the reference's text instead. */
+  standIn?: ProviderReference;
+}
+
 export class DynamicCore {
+  private readonly cwd: string;
+  private readonly engineLog: EngineLog;
+  private references?: Promise<ProviderReferences>;
+
   constructor(
     readonly mode: Mode,
     readonly runtime: DynamicRuntime,
-  ) {}
+    opts: CoreOptions = {},
+  ) {
+    this.cwd = opts.cwd ?? process.cwd();
+    this.engineLog = opts.engineLog ?? NO_ENGINE_LOG;
+  }
 
   configure(args: Bag): Promise<void> {
     return this.runtime.configure(args);
@@ -54,22 +82,28 @@ export class DynamicCore {
 
   async check(req: CheckRequest, signal: CallSignal): Promise<CheckResponse> {
     const call = this.callInfo("Check", req, signal);
-    const provider = this.newOrOldProvider(call, req.olds, req.news);
-    const outcome = await this.run(call, req, () => this.runtime.check(call, provider, req.olds, req.news));
-    return { inputs: carryProvider(outcome.inputs, req.news), failures: outcome.failures };
+    const { source, standIn } = await this.newOrOldProvider(call, req, req.olds, req.news);
+    const outcome = await this.run(call, req, () => this.runtime.check(call, source, req.olds, req.news));
+    const inputs = await this.carry(call, outcome.inputs, req.news, standIn);
+    return { inputs, failures: outcome.failures };
   }
 
   async diff(req: DiffRequest, signal: CallSignal): Promise<DiffResponseFields> {
     const call = this.callInfo("Diff", req, signal);
-    const provider = this.newOrOldProvider(call, req.olds, req.news);
-    return diffResponse(await this.run(call, req, () => this.runtime.diff(call, provider, req.id ?? "", req.olds, req.news)));
+    const { source } = await this.newOrOldProvider(call, req, req.olds, req.news);
+    const outcome = await this.run(call, req, () => this.runtime.diff(call, source, req.id ?? "", req.olds, req.news));
+    // Without a diff of the user's, a __provider whose text changed only in its layout is no change (./provider-text.ts).
+    if (outcome.byDefault && this.inspect(call, "old_inputs", () => onlyProviderLayoutChanged(req.old_inputs, req.news))) {
+      return diffResponse({ ...outcome, changes: "none" });
+    }
+    return diffResponse(outcome);
   }
 
   async create(req: CreateRequest, signal: CallSignal): Promise<CreateResponse> {
     const call = this.callInfo("Create", req, signal);
-    const provider = this.providerText(call, req.properties, "properties");
-    const outcome = await this.run(call, req, () => this.runtime.create(call, provider, req.properties));
-    return { id: outcome.id, properties: carryProvider(outcome.outs, req.properties) };
+    const { source, standIn } = await this.provider(call, req, req.properties, "properties");
+    const outcome = await this.run(call, req, () => this.runtime.create(call, source, req.properties));
+    return { id: outcome.id, properties: await this.carry(call, outcome.outs, req.properties, standIn) };
   }
 
   async read(req: ReadRequest, signal: CallSignal): Promise<ReadResponse> {
@@ -78,26 +112,37 @@ export class DynamicCore {
     const useInputs = this.inspect(call, "properties", () => isEmptyStruct(req.properties)) && req.inputs !== undefined && req.inputs !== null;
     const props = useInputs ? req.inputs : req.properties;
     if (useInputs) call.propsField = "inputs";
-    const provider = this.providerText(call, props, useInputs ? "inputs" : "properties");
-    const outcome = await this.run(call, req, () => this.runtime.read(call, provider, req.id ?? "", props));
-    const resp: ReadResponse = { id: outcome.id, properties: carryProvider(outcome.outs, props) };
-    if (outcome.inputs) resp.inputs = carryProvider(outcome.inputs, props);
+    // An import: the engine reads a resource it has no state for, sending neither state nor inputs.
+    const importing = !useInputs && isEmptyStruct(req.properties) && isEmptyStruct(req.inputs);
+    const { source, standIn } = await this.provider(call, req, props, useInputs ? "inputs" : "properties", importing);
+    const outcome = await this.run(call, req, () => this.runtime.read(call, source, req.id ?? "", props));
+    if (importing && !outcome.inputs && outcome.id !== "") {
+      throw new ProviderResultError(
+        `Read ${call.urn}: the resource is being imported, and the read of ${source.reference?.reference ?? "its provider"} returned ` +
+          `its outputs but no inputs; the engine imports a resource only with both. Return them from read: ` +
+          (this.mode.language === "nodejs" ? "{ id, props, inputs }" : "ReadResult(id, outs, inputs)"),
+      );
+    }
+    const resp: ReadResponse = { id: outcome.id, properties: await this.carry(call, outcome.outs, props, standIn) };
+    if (outcome.inputs) resp.inputs = await this.carry(call, outcome.inputs, props, standIn);
     return resp;
   }
 
   async update(req: UpdateRequest, signal: CallSignal): Promise<UpdateResponse> {
     const call = this.callInfo("Update", req, signal);
     // The new code runs an update: news always holds the provider (no unknowns outside preview).
-    const provider = this.providerText(call, req.news, "news");
-    const outcome = await this.run(call, req, () => this.runtime.update(call, provider, req.id ?? "", req.olds, req.news));
-    return { properties: carryProvider(outcome.outs, req.news) };
+    const { source, standIn } = await this.provider(call, req, req.news, "news");
+    const outcome = await this.run(call, req, () => this.runtime.update(call, source, req.id ?? "", req.olds, req.news));
+    // A provider without update keeps its outputs (as the engine sent them, unknowns and secrets included), with the new code.
+    const outs = outcome.outs ?? req.olds ?? { fields: {} };
+    return { properties: await this.carry(call, outs, req.news, standIn) };
   }
 
   async delete(req: DeleteRequest, signal: CallSignal): Promise<void> {
     const call = this.callInfo("Delete", req, signal);
-    // The state's provider, i.e. the code that created or last updated the resource.
-    const provider = this.providerText(call, req.properties, "properties");
-    await this.run(call, req, () => this.runtime.delete(call, provider, req.id ?? "", req.properties));
+    // The state's provider, i.e. the code that created or last updated the resource (unless the project declares latestCode).
+    const { source } = await this.provider(call, req, req.properties, "properties");
+    await this.run(call, req, () => this.runtime.delete(call, source, req.id ?? "", req.properties));
   }
 
   /** The engine's Cancel: every in-flight operation that can be interrupted is asked to stop. */
@@ -167,28 +212,111 @@ export class DynamicCore {
     return { operation, urn, signal: limited, secrets };
   }
 
-  /** The serialized provider text in `bag`, or a clear error naming the resource, method and property. */
-  private providerText(call: CallInfo, bag: Bag, bagName: string): string {
+  /**
+   * The provider of a call: the serialized text in `bag`; or, when the
+   * request carries none (an import), the project's declared reference for
+   * the type, or else a clear error naming the resource, method and property
+   * and saying what to declare; or, for a type whose declaration asks for the
+   * latest code, that reference in place of the state's text.
+   */
+  private async provider(call: CallInfo, req: ResourceRequest, bag: Bag, bagName: string, importing = false): Promise<Sourced> {
     const text = this.inspect(call, bagName, () => stringField(bag, PROVIDER_KEY));
-    if (text !== undefined) return text;
+    if (text !== undefined) return this.latestCode(call, req, text);
     const what = describeValue(rawField(bag, PROVIDER_KEY));
+    if (what === "missing") {
+      const reference = await this.declared(call, req);
+      if (reference) {
+        this.engineLog.log(
+          "debug",
+          call.urn,
+          `${call.operation}: the request carries no ${PROVIDER_KEY}${importing ? " (an import)" : ""}; ` +
+            `running ${reference.reference}, declared for ${reference.typeToken} in ${reference.declaredIn}`,
+        );
+        return { source: { reference }, standIn: reference };
+      }
+    }
     const problem = what === "missing" ? "has no" : `has ${what} as its`;
-    throw new BadRequestError(
+    let message =
       `${call.operation} ${call.urn || "(no urn)"}: the request's ${bagName} ${problem} "${PROVIDER_KEY}" property, ` +
-        `so the dynamic provider cannot be loaded; ${PROVIDER_KEY} must be the serialized provider the SDK writes ` +
-        `into every dynamic resource`,
-      grpc.status.UNKNOWN,
-    );
+      `so the dynamic provider cannot be loaded; ${PROVIDER_KEY} must be the serialized provider the SDK writes ` +
+      `into every dynamic resource`;
+    if (importing) {
+      const typeToken = this.typeToken(call, req);
+      if (typeToken) {
+        const references = await this.declarations();
+        message +=
+          `. The resource is being imported: the engine sends only its id, no inputs and no state, so no serialized ` +
+          `provider exists yet. To import a ${typeToken}, ${references.howToDeclare(typeToken)}`;
+      }
+    }
+    throw new BadRequestError(message, grpc.status.UNKNOWN);
   }
 
   /**
    * Check and Diff load from news, or from olds when the new provider is not
    * known yet (preview of a changed closure); news is read once.
    */
-  private newOrOldProvider(call: CallInfo, olds: Bag, news: Bag): string {
+  private newOrOldProvider(call: CallInfo, req: ResourceRequest, olds: Bag, news: Bag): Promise<Sourced> {
     const text = this.inspect(call, "news", () => stringField(news, PROVIDER_KEY));
-    if (text === UNKNOWN_STRING_SENTINEL) return this.providerText(call, olds, "olds");
-    return text ?? this.providerText(call, news, "news");
+    if (text === UNKNOWN_STRING_SENTINEL) return this.provider(call, req, olds, "olds");
+    if (text !== undefined) return this.latestCode(call, req, text);
+    return this.provider(call, req, news, "news");
+  }
+
+  /**
+   * `text` from the request, unless the type's declaration asks for the
+   * project's latest code (Read, Update, Delete, Diff): then the reference,
+   * said in a debug line, and for a Delete whose state holds other code than
+   * the reference, in a warning.
+   */
+  private async latestCode(call: CallInfo, req: ResourceRequest, text: string): Promise<Sourced> {
+    if (!LATEST_CODE_OPERATIONS.has(call.operation)) return { source: { text } };
+    const reference = await this.declared(call, req);
+    if (!reference?.latestCode || this.runtime.isReferenceText(text, reference)) return { source: { text } };
+    const what = `running the project's ${reference.reference} (latestCode, ${reference.declaredIn})`;
+    this.engineLog.log("debug", call.urn, `${call.operation}: ${what} instead of the provider serialized in the state`);
+    if (call.operation === "Delete") {
+      this.engineLog.log(
+        "warning",
+        call.urn,
+        `deleting with the project's current code (${reference.reference}) rather than the code serialized in the ` +
+          `state at the last update, which differs from it; latestCode is set in ${reference.declaredIn}`,
+      );
+    }
+    return { source: { reference } };
+  }
+
+  /** The project's declarations, read on first need. */
+  private declarations(): Promise<ProviderReferences> {
+    return (this.references ??= ProviderReferences.load(this.cwd, this.mode.language));
+  }
+
+  /** The request's type token: its `type`, or the type in its URN. */
+  private typeToken(call: CallInfo, req: ResourceRequest): string {
+    return req.type || typeOfUrn(call.urn);
+  }
+
+  /** The declaration for the request's type, if any; a malformed declaration is an error naming the file. */
+  private async declared(call: CallInfo, req: ResourceRequest): Promise<ProviderReference | undefined> {
+    const typeToken = this.typeToken(call, req);
+    if (!typeToken) return undefined;
+    try {
+      return (await this.declarations()).lookup(typeToken);
+    } catch (e) {
+      if (!(e instanceof DeclarationError)) throw e;
+      throw new BadRequestError(`${call.operation} ${call.urn || typeToken}: ${e.message}`, grpc.status.UNKNOWN);
+    }
+  }
+
+  /**
+   * `outs` with the request bag's `__provider` carried over, exactly as it
+   * came in; or, when a declaration stood in for a missing one, the text a
+   * program passing that reference writes.
+   */
+  private async carry(call: CallInfo, outs: AnyStruct, from: Bag, standIn: ProviderReference | undefined): Promise<AnyStruct> {
+    if (!standIn) return carryField(outs, from, PROVIDER_KEY);
+    const text = await this.runtime.referenceText(call, standIn);
+    return carryField(outs, { fields: { [PROVIDER_KEY]: { stringValue: text } } }, PROVIDER_KEY);
   }
 
   /** Reads a request bag; one that is still encoded and turns out malformed is a bad request naming it. */
@@ -212,11 +340,6 @@ const noSecrets = (): readonly string[] => [];
 function timeLimitMs(req: ResourceRequest): number {
   const ms = (req.timeout ?? 0) * 1000;
   return ms > 0 && Number.isFinite(ms) ? ms : 0;
-}
-
-/** `outs` with the request bag's `__provider` value set (or overwritten), exactly as it came in. */
-function carryProvider(outs: AnyStruct, from: Bag): AnyStruct {
-  return carryField(outs, from, PROVIDER_KEY);
 }
 
 /** The type token of a URN (urn:pulumi:stack::project::parent$type::name), or "". */

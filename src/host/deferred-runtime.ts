@@ -1,7 +1,8 @@
 // A DynamicRuntime whose implementation is still loading. Lets the host print
 // its port before importing a language bridge's heavier modules; every call
 // waits for the load, and a failed load fails the calls with its error.
-import type { Bag, CallInfo, DynamicRuntime, Language } from "./runtime.js";
+import type { ProviderReference } from "./provider-references.js";
+import type { Bag, CallInfo, DynamicRuntime, Language, ProviderSource } from "./runtime.js";
 
 export class DeferredRuntime implements DynamicRuntime {
   private readonly ready: Promise<DynamicRuntime>;
@@ -22,23 +23,30 @@ export class DeferredRuntime implements DynamicRuntime {
   async configure(args: Bag) {
     return (await this.ready).configure(args);
   }
-  async check(call: CallInfo, provider: string, olds: Bag, news: Bag) {
+  async check(call: CallInfo, provider: ProviderSource, olds: Bag, news: Bag) {
     return (await this.ready).check(call, provider, olds, news);
   }
-  async diff(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag) {
+  async diff(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag) {
     return (await this.ready).diff(call, provider, id, olds, news);
   }
-  async create(call: CallInfo, provider: string, props: Bag) {
+  async create(call: CallInfo, provider: ProviderSource, props: Bag) {
     return (await this.ready).create(call, provider, props);
   }
-  async read(call: CallInfo, provider: string, id: string, props: Bag) {
+  async read(call: CallInfo, provider: ProviderSource, id: string, props: Bag) {
     return (await this.ready).read(call, provider, id, props);
   }
-  async update(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag) {
+  async update(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag) {
     return (await this.ready).update(call, provider, id, olds, news);
   }
-  async delete(call: CallInfo, provider: string, id: string, props: Bag) {
+  async delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag) {
     return (await this.ready).delete(call, provider, id, props);
+  }
+  async referenceText(call: CallInfo, reference: ProviderReference) {
+    return (await this.ready).referenceText(call, reference);
+  }
+  isReferenceText(text: string, reference: ProviderReference): boolean {
+    // Asked only after a call of this runtime has been answered, so the load is done.
+    return this.loaded?.isReferenceText(text, reference) ?? false;
   }
   cancelAll(): void {
     this.loaded?.cancelAll();

@@ -7,6 +7,7 @@
 // decoded or still encoded as the runtime's `bags` asks (AnyStruct): each
 // adapter decodes them the way its reference plugin does, or passes them on.
 import type { CallSignal } from "./call-signal.js";
+import type { ProviderReference } from "./provider-references.js";
 import type { AnyStruct } from "./wire.js";
 
 export type Language = "nodejs" | "python";
@@ -36,6 +37,13 @@ export interface CallInfo {
 /** A bag of properties as the engine sent it; undefined when the request left it unset. */
 export type Bag = AnyStruct | undefined;
 
+/**
+ * Where the provider of a call comes from: the text the SDK serialized into
+ * the request (`__provider`), or the project's own code, named by a
+ * declaration in Pulumi.yaml (./provider-references.ts).
+ */
+export type ProviderSource = { text: string; reference?: undefined } | { reference: ProviderReference; text?: undefined };
+
 export interface CheckFailure {
   property: string;
   reason: string;
@@ -53,6 +61,12 @@ export interface DiffOutcome {
   changes: DiffChanges;
   replaces: string[];
   deleteBeforeReplace: boolean;
+  /**
+   * Set when the provider has no diff method of its own and the language's
+   * default answered: the core may then settle a change of `__provider` alone
+   * (./provider-text.ts). A user's diff always decides.
+   */
+  byDefault?: true;
 }
 
 export interface CreateOutcome {
@@ -68,7 +82,11 @@ export interface ReadOutcome {
 }
 
 export interface UpdateOutcome {
-  outs: AnyStruct;
+  /**
+   * The provider's outputs; unset when the provider has no update method of
+   * its own, and the core keeps the resource's old outputs.
+   */
+  outs?: AnyStruct;
 }
 
 export interface DynamicRuntime {
@@ -80,12 +98,20 @@ export interface DynamicRuntime {
   readonly bags: "decoded" | "encoded";
   /** Stores the stack config for providers loaded from now on (Configure RPC). */
   configure(args: Bag): Promise<void>;
-  check(call: CallInfo, provider: string, olds: Bag, news: Bag): Promise<CheckOutcome>;
-  diff(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<DiffOutcome>;
-  create(call: CallInfo, provider: string, props: Bag): Promise<CreateOutcome>;
-  read(call: CallInfo, provider: string, id: string, props: Bag): Promise<ReadOutcome>;
-  update(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome>;
-  delete(call: CallInfo, provider: string, id: string, props: Bag): Promise<void>;
+  check(call: CallInfo, provider: ProviderSource, olds: Bag, news: Bag): Promise<CheckOutcome>;
+  diff(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag): Promise<DiffOutcome>;
+  create(call: CallInfo, provider: ProviderSource, props: Bag): Promise<CreateOutcome>;
+  read(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<ReadOutcome>;
+  update(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome>;
+  delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<void>;
+  /**
+   * The `__provider` text a program that passes `reference` with the host's
+   * reference helper writes (the SDK's own serializer run on the helper's
+   * object): what an import stores, so the program's next update changes nothing.
+   */
+  referenceText(call: CallInfo, reference: ProviderReference): Promise<string>;
+  /** Whether `text` is such a text for `reference`: the state already runs the project's code. */
+  isReferenceText(text: string, reference: ProviderReference): boolean;
   /**
    * The engine's Cancel RPC: ask every in-flight operation that can be
    * interrupted to stop (they then answer with an error); others finish.

@@ -37,6 +37,8 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
   const { server, port } = await startServer({
     mode,
     runtime,
+    cwd,
+    engineAddress: args.engineAddress,
     pluginVersion: () => (version ??= pluginVersion(mode, cwd)),
   });
   // The engine reads this one line byte by byte; it must be the first thing on stdout.

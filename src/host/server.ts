@@ -5,6 +5,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { DynamicCore } from "./core.js";
+import { engineLog } from "./engine-log.js";
 import { checkBag, LIST_LEVEL_COST, MAX_VALUE_DEPTH, quoteKey, type TooDeep } from "./bag-check.js";
 import { BadRequestError, NotImplementedError } from "./errors.js";
 import { redactingUnary, refusedStream } from "./grpc-adapter.js";
@@ -35,6 +36,10 @@ export interface HostOptions {
   runtime: DynamicRuntime;
   /** GetPluginInfo's version; resolved lazily because Node mode reads the program's SDK. */
   pluginVersion: () => string;
+  /** The plugin's working directory, where the project's declarations are looked for (default: process.cwd()). */
+  cwd?: string;
+  /** The engine's address (the last argument), for messages shown under a resource. */
+  engineAddress?: string;
 }
 
 /**
@@ -82,7 +87,7 @@ function encodeWithBytes(type: protobuf.Type, message: object): protobuf.Writer 
 
 export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplementation {
   const { mode } = opts;
-  const core = new DynamicCore(mode, opts.runtime);
+  const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: engineLog(opts.engineAddress) });
   // Every answer's error text is kept free of the secrets the requests and the config mark.
   const redaction = new Redaction();
   const unary = redactingUnary(redaction);
@@ -110,7 +115,7 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
     }),
     Call: refuse("Call"),
     Check: unary("Check", (req: Req, signal) => core.check(bags("Check", req, "olds", "news"), signal)),
-    Diff: unary("Diff", (req: Req, signal) => core.diff(bags("Diff", req, "olds", "news"), signal)),
+    Diff: unary("Diff", (req: Req, signal) => core.diff(bags("Diff", req, "olds", "news", "old_inputs"), signal)),
     Create: unary("Create", (req: Req, signal) => core.create(bags("Create", req, "properties"), signal)),
     Read: unary("Read", (req: Req, signal) => core.read(bags("Read", req, "properties", "inputs"), signal)),
     List: refusedStream("List", new NotImplementedError(mode.unimplemented("List"))),

@@ -153,6 +153,43 @@ export function describeValue(v: WireValue | undefined): string {
   }
 }
 
+/**
+ * Whether two Values are equal as the engine compares property values: the
+ * same kind and contents, an object's keys in any order, numbers by `===`.
+ * A Value with no kind set equals nothing.
+ */
+export function sameValue(a: WireValue, b: WireValue): boolean {
+  const kind = valueKind(a);
+  if (kind !== valueKind(b)) return false;
+  switch (kind) {
+    case "null": return true;
+    case "number": return a.numberValue === b.numberValue;
+    case "string": return a.stringValue === b.stringValue;
+    case "bool": return a.boolValue === b.boolValue;
+    case "struct": return sameFields(structFields(a.structValue), structFields(b.structValue));
+    case "list": {
+      const x = a.listValue!.values ?? [];
+      const y = b.listValue!.values ?? [];
+      if (x.length !== y.length) return false;
+      for (let i = 0; i < x.length; i++) if (!sameValue(x[i], y[i])) return false;
+      return true;
+    }
+    default: return false;
+  }
+}
+
+/** Whether two bags hold the same keys with equal values, leaving out `except` (decodes encoded bags). */
+export function sameBagsExcept(a: AnyStruct | null | undefined, b: AnyStruct | null | undefined, except: string): boolean {
+  return sameFields(structFields(a), structFields(b), except);
+}
+
+function sameFields(a: Record<string, WireValue>, b: Record<string, WireValue>, except?: string): boolean {
+  const keys = Object.keys(a).filter((k) => k !== except);
+  if (keys.length !== Object.keys(b).filter((k) => k !== except).length) return false;
+  for (const k of keys) if (!hasOwn(b, k) || !sameValue(a[k], b[k])) return false;
+  return true;
+}
+
 // ---------------------------------------------------------------------------
 // Wire -> JavaScript, as google-protobuf's toJavaScript: object keys sorted
 // (its map iterates in sorted key order), nulls kept, numbers as doubles, every

@@ -13,7 +13,17 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
+import { findProjectRoot } from "../host/project-root.js";
+import type { ProviderReference } from "../host/provider-references.js";
+import type { ProviderSource } from "../host/runtime.js";
 import { Config, nodeProjectName } from "./config.js";
+import { loadModuleReference, ReferenceLoadError, type ModuleReference } from "./module-reference.js";
+
+/**
+ * The property by which the object of the host's reference helper
+ * (reference/index.cjs, `providerReference()`) names the provider it stands for.
+ */
+export const REFERENCE_MARKER = "pulumiDynamicHostReference";
 
 /** What the closure's handler() must give back: an object whose methods the host calls. */
 export type NodeProvider = Record<string, unknown> & {
@@ -42,22 +52,47 @@ export class ProviderLoader {
   }
 
   /**
-   * The provider for `text`, evaluated and configured on first use. Ordering is
-   * the Node reference's: the provider is cached *before* its configure runs, so
-   * a concurrent request may see it unconfigured, and a configure that throws
-   * fails only the request that triggered it and is never retried.
+   * The provider for `source`, loaded and configured on first use: a
+   * serialized text is evaluated (and when it is the reference helper's
+   * object, the provider it names is loaded instead); a declared reference is
+   * loaded from the project. Ordering is the Node reference's: the provider is
+   * cached *before* its configure runs, so a concurrent request may see it
+   * unconfigured, and a configure that throws fails only the request that
+   * triggered it and is never retried.
    */
-  async get(text: string): Promise<NodeProvider> {
-    let provider = this.cache.get(text);
+  async get(source: ProviderSource): Promise<NodeProvider> {
+    const key = source.text ?? `\0reference\0${source.reference.projectDir}\0${source.reference.reference}`;
+    let provider = this.cache.get(key);
     if (!provider) {
-      provider = this.evaluate(text);
-      this.cache.set(text, provider);
+      provider = source.text !== undefined ? this.fromText(source.text) : this.fromReference(declared(source.reference));
+      this.cache.set(key, provider);
       if (provider.configure) {
         const config = new Config(this.rawConfig, nodeProjectName());
         await provider.configure({ config });
       }
     }
     return provider;
+  }
+
+  /** The provider a serialized text stands for: its handler's object, or the provider the reference helper's object names. */
+  private fromText(text: string): NodeProvider {
+    const provider = this.evaluate(text);
+    const reference = provider[REFERENCE_MARKER];
+    if (typeof reference !== "string") return provider;
+    return this.fromReference({
+      reference,
+      projectDir: findProjectRoot(this.cwd) ?? this.cwd,
+      origin: "that the program passed with providerReference()",
+    });
+  }
+
+  private fromReference(ref: ModuleReference): NodeProvider {
+    try {
+      return loadModuleReference(ref);
+    } catch (e) {
+      if (e instanceof ReferenceLoadError) throw new ProviderLoadError(e.message, e);
+      throw e;
+    }
   }
 
   private evaluate(text: string): NodeProvider {
@@ -136,7 +171,11 @@ export class ProviderLoader {
   }
 }
 
-function describe(e: unknown): string {
+function declared(ref: ProviderReference): ModuleReference {
+  return { reference: ref.reference, projectDir: ref.projectDir, origin: `declared for ${ref.typeToken} in ${ref.declaredIn}` };
+}
+
+export function describe(e: unknown): string {
   if (e && typeof e === "object" && "message" in e) {
     const err = e as { name?: unknown; message?: unknown };
     return `${String(err.name ?? "Error")}: ${String(err.message)}`;

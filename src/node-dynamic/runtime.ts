@@ -13,9 +13,11 @@ import type {
   CreateOutcome,
   DiffOutcome,
   DynamicRuntime,
+  ProviderSource,
   ReadOutcome,
   UpdateOutcome,
 } from "../host/runtime.js";
+import type { ProviderReference } from "../host/provider-references.js";
 import {
   PROVIDER_KEY,
   UnexpectedStructTypeError,
@@ -30,6 +32,7 @@ import {
   type WireStruct,
 } from "../host/wire.js";
 import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
+import { isReferenceText, referenceText } from "./reference-text.js";
 
 type Obj = Record<string, any>;
 
@@ -58,11 +61,11 @@ export class NodeRuntime implements DynamicRuntime {
     this.loader.setConfig(config);
   }
 
-  check(call: CallInfo, text: string, oldsBag: Bag, newsBag: Bag): Promise<CheckOutcome> {
+  check(call: CallInfo, source: ProviderSource, oldsBag: Bag, newsBag: Bag): Promise<CheckOutcome> {
     return this.echoing(call, async () => {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       let inputs: any = news;
       let failures: any = [];
       if (has(call, provider, "check")) {
@@ -71,19 +74,19 @@ export class NodeRuntime implements DynamicRuntime {
         if (result.failures) failures = result.failures;
       }
       // Upstream sets the key on the object the user returned; keep that visible effect.
-      inputs[PROVIDER_KEY] = news[PROVIDER_KEY];
+      if (hasProvider(news)) inputs[PROVIDER_KEY] = news[PROVIDER_KEY];
       const list: { property: string; reason: string }[] = [];
       for (const f of failures) list.push({ property: wireString(f.property), reason: wireString(f.reason) });
       return { inputs: toStruct(call, "check", "inputs", inputs), failures: list };
     });
   }
 
-  diff(call: CallInfo, text: string, id: string, oldsBag: Bag, newsBag: Bag): Promise<DiffOutcome> {
+  diff(call: CallInfo, source: ProviderSource, id: string, oldsBag: Bag, newsBag: Bag): Promise<DiffOutcome> {
     return this.echoing(call, async () => {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
-      const provider = await this.provider(call, text);
-      if (!has(call, provider, "diff")) return { changes: "unknown", replaces: [], deleteBeforeReplace: false };
+      const provider = await this.provider(call, source);
+      if (!has(call, provider, "diff")) return { changes: "unknown", replaces: [], deleteBeforeReplace: false, byDefault: true };
       const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news));
       return {
         changes: result.changes === true ? "some" : result.changes === false ? "none" : "unknown",
@@ -93,53 +96,73 @@ export class NodeRuntime implements DynamicRuntime {
     });
   }
 
-  create(call: CallInfo, text: string, propsBag: Bag): Promise<CreateOutcome> {
+  create(call: CallInfo, source: ProviderSource, propsBag: Bag): Promise<CreateOutcome> {
     return this.failing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       // Called whatever it is, as upstream: without one, V8's own `provider.create is not a function`.
       has(call, provider, "create");
       const result = expectObject(call, "create", await (provider as Obj).create(props));
-      const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
+      const outs = withProvider(result.outs || {}, props);
       return { id: createdId(call, result.id), outs: toStruct(call, "create", "outs", outs) };
     });
   }
 
-  read(call: CallInfo, text: string, id: string, propsBag: Bag): Promise<ReadOutcome> {
+  read(call: CallInfo, source: ProviderSource, id: string, propsBag: Bag): Promise<ReadOutcome> {
     return this.echoing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       // Without a read method the state goes back exactly as it came.
       if (!has(call, provider, "read")) return { id, outs: propsBag ?? { fields: {} } };
       const result = expectObject(call, "read", await (provider as Obj).read(id, props));
-      const outs = Object.assign(result.props || {}, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
+      const outs = withProvider(result.props || {}, props);
       const outcome: ReadOutcome = { id: wireString(result.id), outs: toStruct(call, "read", "props", outs) };
       if (result.inputs) {
-        const inputs = Object.assign(result.inputs, { [PROVIDER_KEY]: props[PROVIDER_KEY] });
+        const inputs = withProvider(result.inputs, props);
         outcome.inputs = toStruct(call, "read", "inputs", inputs);
       }
       return outcome;
     });
   }
 
-  update(call: CallInfo, text: string, id: string, oldsBag: Bag, newsBag: Bag): Promise<UpdateOutcome> {
+  update(call: CallInfo, source: ProviderSource, id: string, oldsBag: Bag, newsBag: Bag): Promise<UpdateOutcome> {
     return this.failing(call, async () => {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
-      const provider = await this.provider(call, text);
-      let result: Obj = {};
-      if (has(call, provider, "update")) result = (await (provider as Obj).update(id, olds, news)) || {};
-      const outs = Object.assign(result.outs || {}, { [PROVIDER_KEY]: news[PROVIDER_KEY] });
+      const provider = await this.provider(call, source);
+      // Without update the core keeps the old outputs (the reference keeps only {__provider}: docs/parity.md).
+      if (!has(call, provider, "update")) return {};
+      const result: Obj = (await (provider as Obj).update(id, olds, news)) || {};
+      const outs = withProvider(result.outs || {}, news);
       return { outs: toStruct(call, "update", "outs", outs) };
     });
   }
 
-  delete(call: CallInfo, text: string, id: string, propsBag: Bag): Promise<void> {
+  delete(call: CallInfo, source: ProviderSource, id: string, propsBag: Bag): Promise<void> {
     return this.echoing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
-      const provider = await this.provider(call, text);
+      const provider = await this.provider(call, source);
       if (has(call, provider, "delete")) await (provider as Obj).delete(id, props);
     });
+  }
+
+  private readonly referenceTexts = new Map<string, Promise<string>>();
+
+  referenceText(call: CallInfo, reference: ProviderReference): Promise<string> {
+    const key = `${reference.projectDir}\0${reference.reference}`;
+    let text = this.referenceTexts.get(key);
+    if (!text) {
+      text = referenceText(reference);
+      this.referenceTexts.set(key, text);
+      text.catch(() => this.referenceTexts.delete(key));
+    }
+    return text.catch((e) => {
+      throw new ProviderResultError(`${call.operation} ${call.urn}: ${e instanceof Error ? e.message : String(e)}`);
+    });
+  }
+
+  isReferenceText(text: string, reference: ProviderReference): boolean {
+    return isReferenceText(text, reference);
   }
 
   /** Node provider code runs in this process and cannot be interrupted; in-flight calls finish. */
@@ -147,9 +170,9 @@ export class NodeRuntime implements DynamicRuntime {
 
   async close(): Promise<void> {}
 
-  private async provider(call: CallInfo, text: string): Promise<NodeProvider> {
+  private async provider(call: CallInfo, source: ProviderSource): Promise<NodeProvider> {
     try {
-      return await this.loader.get(text);
+      return await this.loader.get(source);
     } catch (e) {
       if (e instanceof ProviderLoadError) {
         throw new ProviderResultError(`${call.operation} ${call.urn}: ${e.message}`);
@@ -193,6 +216,19 @@ export class NodeRuntime implements DynamicRuntime {
       throw new UserOperationError(grpc.status.UNKNOWN, details);
     }
   }
+}
+
+/**
+ * `to` with the request bag's `__provider` set on it, as upstream sets it on
+ * the object the user returned. A request without one (an import, served by a
+ * declared reference) leaves the key alone: the core writes the reference's text.
+ */
+function withProvider(to: Obj, from: Obj): Obj {
+  return hasProvider(from) ? Object.assign(to, { [PROVIDER_KEY]: from[PROVIDER_KEY] }) : Object.assign(to);
+}
+
+function hasProvider(bag: Obj): boolean {
+  return Object.prototype.hasOwnProperty.call(bag, PROVIDER_KEY);
 }
 
 function isHostError(e: unknown): boolean {

@@ -28,6 +28,12 @@ export interface PickleFacts {
   globals?: GlobalRef[];
   /** Modules dill's `_import_module` imports by name when unpickling: the modules by-value code keeps in its globals. */
   importedModules?: string[];
+  /**
+   * The string the pickled object holds in `pulumi_dynamic_host_reference`:
+   * for the host's helper (pulumi_dynamic_host.reference.ProviderReference),
+   * the provider reference it stands for.
+   */
+  heldReference?: string;
   /** Why pickleparser stopped walking the opcodes; the facts above are then partial. */
   parseError?: string;
 }
@@ -122,6 +128,8 @@ export function inspectPayload(text: string): Inspection {
   // Not a pickle pickleparser can walk: the worker's own unpickling will say what is wrong.
   if (facts.parseError !== undefined) return { ok: true, facts };
   facts.providerClass = providerClassOf(root);
+  const held = root && typeof root === "object" ? (root as Record<string, unknown>).pulumi_dynamic_host_reference : undefined;
+  if (typeof held === "string") facts.heldReference = held;
   if (codeArity !== undefined) facts.code = codeOrigin(codeArity, lnotabFirst, facts.protocol);
   return { ok: true, facts };
 }

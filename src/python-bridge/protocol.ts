@@ -4,9 +4,9 @@
 // check every message the worker sends before anything else reads it.
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 4;
 
-export type FieldKind = "str" | "bool" | "int" | "bin" | "changes" | "replaces" | "failures" | "any";
+export type FieldKind = "str" | "bool" | "int" | "bin" | "changes" | "replaces" | "failures" | "reference" | "any";
 /** [name, kind, required] */
 export type FieldSpec = readonly [string, FieldKind, boolean];
 
@@ -14,33 +14,37 @@ export type FieldSpec = readonly [string, FieldKind, boolean];
  * [name, kind, required] of each method's params and result. A provider's text
  * crosses once per worker: the first request for it carries `provider` and the
  * `providerId` given to it, later ones only the id (see WorkerProcess.request).
+ * A provider the project declares is named by `reference` instead (no id).
  */
 export const METHODS = {
   configure: { params: [["args", "bin", false]], result: [] },
   check: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["olds", "bin", false], ["news", "bin", false]],
     result: [["inputs", "bin", true], ["failures", "failures", true]],
   },
   diff: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
-    result: [["changes", "changes", true], ["replaces", "replaces", true], ["deleteBeforeReplace", "bool", true]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    result: [["changes", "changes", true], ["replaces", "replaces", true], ["deleteBeforeReplace", "bool", true], ["byDefault", "bool", false]],
   },
   create: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true]],
   },
   read: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["id", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true], ["inputs", "bin", false]],
   },
   update: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
-    result: [["outs", "bin", true]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    // No outs: the provider has no update of its own (the host keeps the old outputs).
+    result: [["outs", "bin", false]],
   },
   delete: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", true], ["id", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["props", "bin", false]],
     result: [],
   },
+  // The __provider text a program passing the reference with the helper writes (what an import stores).
+  referenceText: { params: [["reference", "reference", true]], result: [["text", "str", true]] },
   // Health check, answered by the worker's reading thread itself.
   ping: { params: [], result: [["pid", "int", true]] },
 } as const satisfies Record<string, { params: readonly FieldSpec[]; result: readonly FieldSpec[] }>;
@@ -78,6 +82,7 @@ const kindSchema: Record<FieldKind, z.ZodType> = {
   changes: z.enum(["some", "none", "unknown"]),
   replaces: z.array(z.string()),
   failures: z.array(z.object({ property: z.string(), reason: z.string() }).strict()),
+  reference: z.object({ reference: z.string(), typeToken: z.string(), declaredIn: z.string() }).strict(),
   any: z.unknown(),
 };
 
@@ -98,9 +103,18 @@ export const loadSchema = objectSchema(NOTIFICATIONS["$/load"]);
  * What the worker puts in `error.data` when the user's code (or loading it)
  * failed. A load error adds `reason`: what was wrong with the `__provider`
  * text, in words; `details` is then the traceback ("" when nothing raised).
+ * When a provider reference failed, `reference` is it, and `reason` names it
+ * and where it was written.
  */
 export const userErrorData = z
-  .object({ grpcCode: z.number().int(), details: z.string(), type: z.string(), message: z.string(), reason: z.string().optional() })
+  .object({
+    grpcCode: z.number().int(),
+    details: z.string(),
+    type: z.string(),
+    message: z.string(),
+    reason: z.string().optional(),
+    reference: z.string().optional(),
+  })
   .strict();
 
 /**
@@ -138,6 +152,12 @@ const kindCheck: Record<FieldKind, (v: unknown) => boolean> = {
   failures: (v) =>
     Array.isArray(v) &&
     v.every((f) => isPlainRecord(f) && typeof f.property === "string" && typeof f.reason === "string" && Object.keys(f).length === 2),
+  reference: (v) =>
+    isPlainRecord(v) &&
+    Object.keys(v).length === 3 &&
+    typeof v.reference === "string" &&
+    typeof v.typeToken === "string" &&
+    typeof v.declaredIn === "string",
   any: () => true,
 };
 

@@ -4,7 +4,7 @@
 // reference's error (code and details as grpc-python would send them).
 import * as grpc from "@grpc/grpc-js";
 import type { z } from "zod";
-import { BadRequestError, CancelledError, UserOperationError } from "../host/errors.js";
+import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
 import type {
   Bag,
   CallInfo,
@@ -12,9 +12,11 @@ import type {
   CreateOutcome,
   DiffOutcome,
   DynamicRuntime,
+  ProviderSource,
   ReadOutcome,
   UpdateOutcome,
 } from "../host/runtime.js";
+import type { ProviderReference } from "../host/provider-references.js";
 import { EncodedStruct, StructBytesError } from "../host/struct-bytes.js";
 import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire.js";
 import { ChannelBrokenError, RpcError } from "./connection.js";
@@ -36,15 +38,18 @@ function encoded(call: CallInfo, field: string, bytes: unknown): EncodedStruct {
  * A `__provider` the worker could not load, said like every other error of
  * ours: "<Operation> <urn>: the resource's __provider could not be loaded:
  * <what was wrong>", then the worker's traceback below. A by-reference class
- * whose import failed is named, with where it was looked for.
+ * whose import failed is named, with where it was looked for. A provider
+ * reference that failed (declared, or held by the helper's object) is said by
+ * the worker whole: "<Operation> <urn>: the provider reference "m:a" declared
+ * for <type> in <file>: <what was wrong>".
  */
-function loadFailure(call: CallInfo, facts: PickleFacts, data: z.infer<typeof userErrorData>): UserOperationError {
+function loadFailure(call: CallInfo, facts: PickleFacts | undefined, data: z.infer<typeof userErrorData>): UserOperationError {
   let reason = data.reason ?? `${data.type}: ${data.message}`;
-  const cls = facts.providerClass;
-  if (cls && !cls.byValue && ["ModuleNotFoundError", "ImportError", "AttributeError"].includes(data.type)) {
+  const cls = facts?.providerClass;
+  if (data.reference === undefined && cls && !cls.byValue && ["ModuleNotFoundError", "ImportError", "AttributeError"].includes(data.type)) {
     reason = `its provider class ${cls.module}.${cls.name} could not be imported: ${reason}`;
   }
-  const details = `${call.operation} ${call.urn}: the resource's __provider could not be loaded: ${reason}`;
+  const details = `${call.operation} ${call.urn}: ${data.reference === undefined ? "the resource's __provider could not be loaded: " : ""}${reason}`;
   return new UserOperationError(data.grpcCode, data.details ? `${details}\n\n${data.details}` : details);
 }
 
@@ -73,11 +78,23 @@ function requestValueError(subject: string, propsField: string, e: RpcError): Ba
   return undefined;
 }
 
+/** The helper's class, as a pickle of its object names it (python-stub/helper/pulumi_dynamic_host/reference.py). */
+const HELPER_CLASS = { module: "pulumi_dynamic_host.reference", name: "ProviderReference" };
+
+/** What the worker is told of a declared reference: enough to load it and to say where it was declared. */
+function declaration(reference: ProviderReference) {
+  return { reference: reference.reference, typeToken: reference.typeToken, declaredIn: reference.declaredIn };
+}
+
 export class PythonRuntime implements DynamicRuntime {
   readonly language = "python" as const;
   /** Bags cross to the worker, and outs back, as the bytes they came in (src/host/struct-bytes.ts). */
   readonly bags = "encoded" as const;
   private readonly facts = new Map<string, PickleFacts>();
+  /** By reference string: the text a program passing it with the helper writes, made once. */
+  private readonly referenceTexts = new Map<string, Promise<string>>();
+  /** By `__provider` text: the reference a pickle of the helper's object holds, or null for any other text. */
+  private readonly heldReferences = new Map<string, string | null>();
 
   constructor(readonly pool: WorkerPool) {}
 
@@ -89,35 +106,77 @@ export class PythonRuntime implements DynamicRuntime {
     }
   }
 
-  async check(call: CallInfo, provider: string, olds: Bag, news: Bag): Promise<CheckOutcome> {
+  async check(call: CallInfo, provider: ProviderSource, olds: Bag, news: Bag): Promise<CheckOutcome> {
     const r = await this.call(call, "check", { provider, olds: encodeStruct(olds), news: encodeStruct(news) });
     return { inputs: encoded(call, "inputs", r.inputs), failures: r.failures as CheckOutcome["failures"] };
   }
 
-  async diff(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<DiffOutcome> {
+  async diff(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag): Promise<DiffOutcome> {
     const r = await this.call(call, "diff", { provider, id, olds: encodeStruct(olds), news: encodeStruct(news) });
-    return { changes: r.changes as DiffOutcome["changes"], replaces: r.replaces as string[], deleteBeforeReplace: r.deleteBeforeReplace as boolean };
+    const outcome: DiffOutcome = { changes: r.changes as DiffOutcome["changes"], replaces: r.replaces as string[], deleteBeforeReplace: r.deleteBeforeReplace as boolean };
+    if (r.byDefault === true) outcome.byDefault = true;
+    return outcome;
   }
 
-  async create(call: CallInfo, provider: string, props: Bag): Promise<CreateOutcome> {
+  async create(call: CallInfo, provider: ProviderSource, props: Bag): Promise<CreateOutcome> {
     const r = await this.call(call, "create", { provider, props: encodeStruct(props) });
     return { id: r.id as string, outs: encoded(call, "outs", r.outs) };
   }
 
-  async read(call: CallInfo, provider: string, id: string, props: Bag): Promise<ReadOutcome> {
+  async read(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<ReadOutcome> {
     const r = await this.call(call, "read", { provider, id, props: encodeStruct(props) });
     const outcome: ReadOutcome = { id: r.id as string, outs: encoded(call, "outs", r.outs) };
     if (r.inputs) outcome.inputs = encoded(call, "inputs", r.inputs);
     return outcome;
   }
 
-  async update(call: CallInfo, provider: string, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome> {
+  async update(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome> {
     const r = await this.call(call, "update", { provider, id, olds: encodeStruct(olds), news: encodeStruct(news) });
-    return { outs: encoded(call, "outs", r.outs) };
+    // No outs: the provider has no update of its own, and the core keeps the old outputs.
+    return r.outs === undefined ? {} : { outs: encoded(call, "outs", r.outs) };
   }
 
-  async delete(call: CallInfo, provider: string, id: string, props: Bag): Promise<void> {
+  async delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<void> {
     await this.call(call, "delete", { provider, id, props: encodeStruct(props) });
+  }
+
+  /**
+   * Made by a worker with the program's own SDK (serialize_provider on the
+   * helper's ProviderReference), once per reference: the worker's cwd, hence
+   * what the reference resolves to, is the same for the host's whole life.
+   */
+  referenceText(call: CallInfo, reference: ProviderReference): Promise<string> {
+    let text = this.referenceTexts.get(reference.reference);
+    if (!text) {
+      const info = { method: "referenceText" as const, urn: call.urn, operation: call.operation };
+      text = this.pool.request(info, { reference: declaration(reference) }).then((r) => r.text as string);
+      this.referenceTexts.set(reference.reference, text);
+      text.catch(() => this.referenceTexts.delete(reference.reference));
+    }
+    return text.catch((e) => {
+      const data = e instanceof RpcError ? userErrorData.safeParse(e.data) : undefined;
+      const why = data?.success ? `${data.data.type}: ${data.data.message}` : e instanceof Error ? e.message : String(e);
+      throw new ProviderResultError(
+        `${call.operation} ${call.urn}: the state needs the __provider that a program passing "${reference.reference}" ` +
+          `with provider_reference() writes (${reference.typeToken}, declared in ${reference.declaredIn}), and the Python ` +
+          `worker could not make it: ${why}` +
+          (data?.success && data.data.details ? `\n\n${data.data.details}` : ""),
+      );
+    });
+  }
+
+  /** Read from the pickle without running it: the helper's class, holding this reference string. */
+  isReferenceText(text: string, reference: ProviderReference): boolean {
+    let held = this.heldReferences.get(text);
+    if (held === undefined) {
+      const inspection = inspectPayload(text);
+      const facts = inspection.ok ? inspection.facts : undefined;
+      const cls = facts?.providerClass;
+      const isHelper = cls !== undefined && !cls.byValue && cls.module === HELPER_CLASS.module && cls.name === HELPER_CLASS.name;
+      held = isHelper ? (facts?.heldReference ?? null) : null;
+      this.heldReferences.set(text, held);
+    }
+    return held === reference.reference;
   }
 
   /** `async def` methods in flight are cancelled in the worker; synchronous ones finish. */
@@ -164,8 +223,16 @@ export class PythonRuntime implements DynamicRuntime {
 
   /** One request to the pool, its failure mapped onto the host's error kinds. */
   private async call(call: CallInfo, method: Method, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const vetted = this.vet(call, params.provider as string);
-    const facts = vetted instanceof Promise ? await vetted : vetted;
+    const source = params.provider as ProviderSource;
+    let facts: PickleFacts | undefined;
+    if (source.reference) {
+      params.provider = undefined;
+      params.reference = declaration(source.reference);
+    } else {
+      params.provider = source.text;
+      const vetted = this.vet(call, source.text);
+      facts = vetted instanceof Promise ? await vetted : vetted;
+    }
     params.urn = call.urn;
     try {
       return await this.pool.request({ method, urn: call.urn, operation: call.operation }, params, call.signal);

@@ -293,6 +293,28 @@ describe("differential (Node): Check, Diff and Create (§9 rows 15–36)", funct
       }
     });
 
+    it("24b diff_provider_layout_only [difference]: without diff, __provider changed only in line endings and trailing blanks: ours DIFF_NONE, the reference DIFF_UNKNOWN", async function () {
+      const reformatted = createOnly.replace(/\n/g, "  \r\n");
+      expect(reformatted).to.not.equal(createOnly);
+      const ask = (oldInputs: Record<string, unknown>, news: Record<string, unknown>) =>
+        both(pair, (c) => c.diff({ urn: nodeUrn("d"), id: "id1", olds: { ...oldInputs, out: 1 }, news, oldInputs }));
+      const [o, r] = await ask({ __provider: reformatted, a: 1 }, { __provider: createOnly, a: 1 });
+      expect(r).to.deep.include({ code: 0, bytes: "" });
+      expect(r.view).to.deep.equal(EMPTY_DIFF_VIEW);
+      expect(o.code).to.equal(0);
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 1 });
+      // Anything else changed too, or the code itself, or a user's diff: alike, as before.
+      for (const [oldInputs, news] of [
+        [{ __provider: reformatted, a: 1 }, { __provider: createOnly, a: 2 }],
+        [{ __provider: createOnly, a: 1 }, { __provider: empty, a: 1 }],
+        [{ __provider: scripted.replace(/\n/g, "\r\n"), a: 1 }, { __provider: scripted, a: 1 }],
+      ]) {
+        const [oo, rr] = await ask(oldInputs, news);
+        expect(oo).to.deep.equal(rr);
+        expect(oo.view.changes).to.equal(0);
+      }
+    });
+
     // changes as the provider returns it -> DiffResponse.changes (Node: strict true/false, D12).
     const matrix: [string, string, number][] = [
       ["T", "true", 2],

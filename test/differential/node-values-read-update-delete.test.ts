@@ -253,7 +253,7 @@ describe("differential (Node): values through create; read, update, delete", fun
       expect(o.stderr).to.equal("");
     });
 
-    it("52 read_import_no_properties [difference]: no provider anywhere: reference `code must be a string` + stderr; ours names the bag", async function () {
+    it("52 read_import_no_properties [difference]: no provider anywhere: reference `code must be a string` + stderr; ours names the bag and says what to declare", async function () {
       const urn = nodeUrn("r");
       for (const properties of [undefined, {}]) {
         const [o, r] = await onBoth(ours, ref, (p) => observe(p, scripted, read({ id: "imp", properties })));
@@ -264,7 +264,11 @@ describe("differential (Node): values through create; read, update, delete", fun
           code: 2,
           details:
             `Read ${urn}: the request's properties has no "__provider" property, so the dynamic provider cannot be loaded; ` +
-            `__provider must be the serialized provider the SDK writes into every dynamic resource`,
+            `__provider must be the serialized provider the SDK writes into every dynamic resource. The resource is being imported: ` +
+            `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
+            `pulumi-nodejs:dynamic:Resource, declare where its provider lives in the project's Pulumi.yaml:\n` +
+            `  pulumi-dynamic-host:\n    providers:\n      pulumi-nodejs:dynamic:Resource: ./providers#textFileProvider\n` +
+            `(a "<module>#<export>" reference to the provider in the project's code; docs/import-and-repair.md)`,
         });
         expect(o.stderr).to.equal("");
       }
@@ -305,16 +309,18 @@ describe("differential (Node): values through create; read, update, delete", fun
     const update = (a: { id?: string; olds?: Props; news?: Props; oldInputs?: Props }) => (p: Plugin) =>
       p.client.update({ urn: nodeUrn("u"), id: "u1", ...a });
 
-    it("54 update_missing_method: outputs are exactly {__provider: news.__provider}", async function () {
-      const olds = { __provider: scripted, a: 1, state: "kept?" };
+    it("54 update_missing_method [difference]: the reference keeps only {__provider: news.__provider}; ours keeps the old outputs with it", async function () {
+      // Unknowns and secrets in the old outputs are kept as the engine sent them.
+      const olds = { __provider: scripted, a: 1, state: "kept", later: "04da6b54-80e4-46f7-96ec-b56ff0331ba9", pw: secret("hunter22"), n: { l: [1, null] } };
       const news = { __provider: createOnly, a: 2 };
-      const [o, r] = await onBoth(ours, ref, update({ olds, news, oldInputs: { __provider: scripted, a: 1 } }));
-      expect(o).to.deep.equal(r);
-      expect(o.code).to.equal(0);
-      expect(o.view).to.deep.equal({ properties: { __provider: createOnly } });
-      const [oe, re] = await onBoth(ours, ref, update({ olds, news: { __provider: empty, b: 1 } }));
-      expect(oe).to.deep.equal(re);
-      expect(oe.view).to.deep.equal({ properties: { __provider: empty } });
+      for (const [provider, newInputs] of [[createOnly, news], [empty, { __provider: empty, b: 1 }]] as const) {
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, scripted, update({ olds, news: newInputs, oldInputs: { __provider: scripted, a: 1 } })));
+        expect(r.outcome.code).to.equal(0);
+        expect(r.outcome.view).to.deep.equal({ properties: { __provider: provider } });
+        expect(o.outcome.code).to.equal(0);
+        expect(o.outcome.view).to.deep.equal({ properties: { ...olds, __provider: provider } });
+        for (const x of [o, r]) expect(x.stderr).to.equal("");
+      }
     });
 
     it("55 update_returns_undefined: undefined (or no outs) gives {__provider}", async function () {

@@ -707,6 +707,27 @@ describe("differential (Python): start-up, protocol surface, Check, Diff and Cre
       expect(o.view).to.deep.equal(EMPTY_DIFF_VIEW);
     });
 
+    it("24b diff_provider_layout_only [difference]: without diff, __provider differing only in trailing blanks: ours DIFF_NONE, the reference DIFF_UNKNOWN", async function () {
+      // A pickle's base64 is one line: it differs this way only in a state edited by hand.
+      const ask = (oldInputs: Props, news: Props) => both(pair, (c) => c.diff({ urn: urnOf("d"), id: "id1", olds: { ...oldInputs, out: 1 }, news, oldInputs }));
+      const [o, r] = await ask({ __provider: `${minimal} \t`, a: 1 }, { __provider: minimal, a: 1 });
+      expect(r).to.deep.include({ code: 0, bytes: "" });
+      expect(r.view).to.deep.equal(EMPTY_DIFF_VIEW);
+      expect(o.code).to.equal(0);
+      expect(o.view).to.deep.equal({ ...EMPTY_DIFF_VIEW, changes: 1 });
+      // Anything else changed too, another pickle, or a user's diff: alike, as before.
+      const scripted = pythonProvider("scripted");
+      for (const [oldInputs, news] of [
+        [{ __provider: `${minimal} `, a: 1 }, { __provider: minimal, a: 2 }],
+        [{ __provider: scripted, a: 1 }, { __provider: minimal, a: 1 }],
+        [{ __provider: `${scripted} `, a: 1 }, { __provider: scripted, a: 1 }],
+      ]) {
+        const [oo, rr] = await ask(oldInputs, news);
+        expect(oo).to.deep.equal(rr);
+        expect(oo.view.changes).to.equal(0);
+      }
+    });
+
     // changes as the provider returns it -> DiffResponse.changes (Python: None is UNKNOWN, else truthiness, D12).
     const matrix: [Props, string, number][] = [
       [{ __provider: "scripted", changes: "T" }, "True", 2],

@@ -388,7 +388,7 @@ describe("differential (Python): values through create; read, update, delete; co
         for (const x of [o, r]) expect(x.stderr + x.stdout.join("\n")).to.equal("");
       });
 
-      it("52 read_import_no_properties [difference]: no provider anywhere: reference KeyError traceback; ours names operation, URN and bag", async function () {
+      it("52 read_import_no_properties [difference]: no provider anywhere: reference KeyError traceback; ours names operation, URN and bag, and says what to declare", async function () {
         for (const properties of [undefined, {}]) {
           const [o, r] = await onBoth(ours, ref, (p) => observe(p, read({ id: "imp", properties })));
           expect(r.outcome.code).to.equal(2);
@@ -398,7 +398,11 @@ describe("differential (Python): values through create; read, update, delete; co
             code: 2,
             details:
               `Read ${urnOf("r")}: the request's properties has no "__provider" property, so the dynamic provider cannot be loaded; ` +
-              `__provider must be the serialized provider the SDK writes into every dynamic resource`,
+              `__provider must be the serialized provider the SDK writes into every dynamic resource. The resource is being imported: ` +
+              `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
+              `pulumi-python:dynamic:Resource, declare where its provider lives in the project's Pulumi.yaml:\n` +
+              `  pulumi-dynamic-host:\n    providers:\n      pulumi-python:dynamic:Resource: providers.counter:CounterProvider\n` +
+              `(a "<module>:<attribute>" reference to the provider in the project's code; docs/import-and-repair.md)`,
           });
           for (const x of [o, r]) expect(x.stderr + x.stdout.join("\n")).to.equal("");
         }
@@ -436,11 +440,14 @@ describe("differential (Python): values through create; read, update, delete; co
     // -------------------------------------------------------------- update
 
     describe("update", function () {
-      it("54 update_missing_method: outputs are exactly {__provider: news.__provider}", async function () {
-        const olds = { __provider: scripted, a: 1, state: "kept?" };
+      it("54 update_missing_method [difference]: the reference keeps only {__provider: news.__provider}; ours keeps the old outputs with it", async function () {
+        // Unknowns and secrets in the old outputs are kept as the engine sent them.
+        const olds = { __provider: scripted, a: 1, state: "kept", later: "04da6b54-80e4-46f7-96ec-b56ff0331ba9", pw: secret("hunter22"), n: { l: [1, null] } };
         const news = { __provider: minimal, a: 2 };
-        const o = sameOk(await onBoth(ours, ref, update({ olds, news, oldInputs: { __provider: scripted, a: 1 } })));
-        expect(o.view).to.deep.equal({ properties: { __provider: minimal } });
+        const [o, r] = await onBoth(ours, ref, (p) => observe(p, update({ olds, news, oldInputs: { __provider: scripted, a: 1 } })));
+        expect(r.outcome).to.deep.include({ code: 0, view: { properties: { __provider: minimal } } });
+        expect(o.outcome).to.deep.include({ code: 0, view: { properties: { ...olds, __provider: minimal } } });
+        for (const x of [o, r]) expect(x.stderr + x.stdout.join("\n")).to.equal("");
       });
 
       it("55 update_returns_undefined: update returning None is an AttributeError", async function () {
@@ -449,9 +456,9 @@ describe("differential (Python): values through create; read, update, delete; co
         const view = sameTraceback(o.outcome, r.outcome, "Update", ["AttributeError: 'NoneType' object has no attribute 'outs'"]);
         expect(view).to.deep.equal(["Traceback (most recent call last):", "AttributeError: 'NoneType' object has no attribute 'outs'", ""]);
         for (const x of [o, r]) expect(x.stderr + x.stdout.join("\n")).to.equal("");
-        // A result with outs=None (the base class default) is fine: {__provider}.
-        const b = sameOk(await onBoth(ours, ref, update({ olds: { __provider: scripted }, news: { __provider: minimal, x: 1 } })));
-        expect(b.view).to.deep.equal({ properties: { __provider: minimal } });
+        // A user's update returning outs=None is fine, and alike: {__provider}, the old outputs dropped.
+        const b = sameOk(await onBoth(ours, ref, update({ olds: { __provider: values, y: 2 }, news: { __provider: values, act: "returnNoOuts" } })));
+        expect(b.view).to.deep.equal({ properties: { __provider: values } });
       });
 
       it("56 update_uses_news_provider: the news code runs and its __provider is in the outputs", async function () {

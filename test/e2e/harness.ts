@@ -10,11 +10,12 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { REPO } from "../helpers/paths.js";
+import { OUR_PLUGIN_DIR, REFERENCE_NODE_PLUGIN, REPO, VENV_PYTHON } from "../helpers/paths.js";
 
 export const E2E_ROOT = `${REPO}.cache/e2e`;
 export const E2E_BIN = `${E2E_ROOT}/bin`;
-export const OUR_ENTRY = `${REPO}bin/pulumi-dynamic-host`;
+/** The host under test: the checkout's, or an installed copy (PULUMI_DYNAMIC_HOST_UNDER_TEST, test/helpers/paths.ts). */
+export const OUR_ENTRY = `${OUR_PLUGIN_DIR}/pulumi-dynamic-host`;
 export const PASSPHRASE = "correct horse battery staple";
 
 let prepared: string | undefined;
@@ -24,14 +25,7 @@ export function prepareEngine(): string {
   if (prepared) return prepared;
   const built = execFileSync("bash", [`${REPO}scripts/engine.sh`], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop()!;
   fs.mkdirSync(E2E_BIN, { recursive: true });
-  const cli = path.join(E2E_BIN, "pulumi");
-  fs.rmSync(cli, { force: true });
-  try {
-    fs.linkSync(path.join(built, "pulumi"), cli);
-  } catch {
-    fs.copyFileSync(path.join(built, "pulumi"), cli);
-    fs.chmodSync(cli, 0o755);
-  }
+  placeCli(built, E2E_BIN);
   for (const name of ["pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"]) {
     const link = path.join(E2E_BIN, name);
     fs.rmSync(link, { force: true });
@@ -39,6 +33,55 @@ export function prepareEngine(): string {
   }
   prepared = built;
   return built;
+}
+
+/** The engine's CLI in `bin` (a hard link, or a copy across file systems). */
+function placeCli(built: string, bin: string): void {
+  const cli = path.join(bin, "pulumi");
+  fs.rmSync(cli, { force: true });
+  try {
+    fs.linkSync(path.join(built, "pulumi"), cli);
+  } catch {
+    fs.copyFileSync(path.join(built, "pulumi"), cli);
+    fs.chmodSync(cli, 0o755);
+  }
+}
+
+export const REFERENCE_ROOT = `${REPO}.cache/e2e-reference`;
+
+/**
+ * The same engine with Pulumi's own plugins under both names (the Node one run
+ * by this node, the Python one in the test virtualenv, as their launchers do),
+ * in a directory of their own; returns the root to pass as the CLI's root.
+ */
+export function prepareReferenceEngine(): string {
+  const built = prepareEngine();
+  const bin = `${REFERENCE_ROOT}/bin`;
+  fs.mkdirSync(bin, { recursive: true });
+  placeCli(built, bin);
+  const scripts: Record<string, string> = {
+    "pulumi-resource-pulumi-nodejs": `exec "${process.execPath}" "${REFERENCE_NODE_PLUGIN}" "$@"`,
+    "pulumi-resource-pulumi-python": `exec "${VENV_PYTHON}" -u -m pulumi.dynamic "$@"`,
+  };
+  for (const [name, line] of Object.entries(scripts)) {
+    const file = path.join(bin, name);
+    fs.writeFileSync(file, `#!/bin/sh\n${line}\n`, { mode: 0o755 });
+  }
+  return REFERENCE_ROOT;
+}
+
+/**
+ * A directory holding test/e2e/language-stand-in.mjs under both language host
+ * names, to put first on PATH for `pulumi import` (which asks the project's
+ * language host which plugins it needs, and runs no program).
+ */
+export function languageStandIn(): string {
+  const dir = `${E2E_ROOT}/language-stand-in`;
+  fs.mkdirSync(dir, { recursive: true });
+  for (const name of ["pulumi-language-nodejs", "pulumi-language-python"]) {
+    fs.writeFileSync(path.join(dir, name), `#!/bin/sh\nexec "${process.execPath}" "${REPO}test/e2e/language-stand-in.mjs" "$@"\n`, { mode: 0o755 });
+  }
+  return dir;
 }
 
 export interface Sandbox {

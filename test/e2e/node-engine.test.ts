@@ -4,7 +4,9 @@
 // proxy does the rest: see scripts/engine.sh for why). Every assertion reads the
 // engine's own records: the event log of each operation and `stack export`.
 import { expect } from "chai";
+import fs from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import { REPO } from "../helpers/paths.js";
 import { E2E_ROOT, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 
@@ -170,6 +172,66 @@ describe("end to end (Node): the real engine runs a TypeScript program through o
       expect(result.summary.result).to.equal("succeeded");
       expect(result.summary.resourceChanges.delete).to.equal(10);
       expect(Object.keys(resources(await stack.exportStack()))).to.deep.equal([]);
+    });
+  });
+
+  describe("a provider without update or diff whose code changes keeps its outputs (issue 19)", function () {
+    // Copies of one module in the sandbox: as written, with a comment added, and that again with CRLF line ends and trailing blanks.
+    const KEPT = fs.readFileSync(`${WORK_DIR}/kept-outputs.cjs`, "utf8");
+    let variant = "written";
+    let stack: any;
+    const load = (name: string, text: string) => {
+      const file = path.join(sb.dir, `kept-outputs-${name}.cjs`);
+      fs.writeFileSync(file, text);
+      return require(file).provider;
+    };
+    let variants: Record<string, unknown>;
+    const outputs = (r: any) => {
+      const { __provider, ...rest } = r.outputs;
+      return { __provider, rest };
+    };
+
+    before(async function () {
+      const commented = KEPT.replace("async create(inputs) {\n", "async create(inputs) {\n    // A comment added: another text, the same code.\n");
+      // The commented copy (what the state holds by the second test) with CRLF line ends and trailing blanks.
+      const layout = commented.replace(/\n/g, "  \r\n");
+      expect(commented).to.not.equal(KEPT);
+      variants = { written: load("written", KEPT), commented: load("commented", commented), layout: load("layout", layout) };
+      stack = await stackFor(sb, "kept", async () => {
+        new pulumi.dynamic.Resource(variants[variant], "kept", { label: "k1" });
+      });
+    });
+
+    it("changed code: the engine runs Update, and every output is still in stack export with the new __provider", async function () {
+      await stack.up({});
+      const before = resources(await stack.exportStack()).kept;
+      expect(outputs(before).rest).to.deep.equal({ label: "k1", serial: 42, madeBy: "create", nested: { list: [1, "two", null] } });
+      variant = "commented";
+      const rec = recorder();
+      const result = await stack.up({ onEvent: rec.onEvent });
+      expect(result.summary.result).to.equal("succeeded");
+      expect(steps(rec.events).map((s) => s.op)).to.deep.equal(["update"]);
+      const after = resources(await stack.exportStack()).kept;
+      expect(after.inputs.__provider).to.contain("A comment added").and.not.equal(before.inputs.__provider);
+      expect(outputs(after)).to.deep.equal({ __provider: after.inputs.__provider, rest: outputs(before).rest });
+    });
+
+    it("code changed only in line endings and trailing blanks: no update; the outputs stay", async function () {
+      const state = resources(await stack.exportStack()).kept;
+      variant = "layout";
+      const rec = recorder();
+      const result = await stack.up({ onEvent: rec.onEvent });
+      expect(result.summary.result).to.equal("succeeded");
+      expect(steps(rec.events).map((s) => s.op)).to.deep.equal(["same"]);
+      // The serializer kept the layout: the engine was handed another text, and Diff settled it.
+      const pre = rec.events.filter((e) => e.resourcePreEvent).map((e) => e.resourcePreEvent.metadata).find((m) => m.urn.endsWith("::kept"));
+      expect(pre.new.inputs.__provider).to.contain("\r\n").and.not.equal(state.inputs.__provider);
+      const after = resources(await stack.exportStack()).kept;
+      expect(outputs(after)).to.deep.equal(outputs(state));
+    });
+
+    after(async function () {
+      await stack?.destroy({});
     });
   });
 

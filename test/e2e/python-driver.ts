@@ -18,6 +18,8 @@ export interface Step {
   error?: { type: string; message: string };
   /** The dynamic resources of `stack export` after the operation, by name. */
   resources: Record<string, any>;
+  /** A step that ran the CLI itself (`pulumi import`): its arguments, exit code and output; it has no events. */
+  cli?: { args: string[]; code: number; stdout: string; stderr: string };
 }
 
 /**
@@ -35,6 +37,8 @@ export interface DriveOptions {
   venv?: string;
   /** A command the driver runs once the stack exists, before any operation. */
   afterCreate?: string[];
+  /** A file path the repair scenario's fixed delete writes. */
+  marker?: string;
 }
 
 export function drive(sb: Sandbox, scenario: string, pythonFrom: PythonFrom, opts: DriveOptions = {}): Promise<Record<string, Step>> {
@@ -46,6 +50,9 @@ export function drive(sb: Sandbox, scenario: string, pythonFrom: PythonFrom, opt
     env: sb.env,
     python_from: pythonFrom,
     after_create: opts.afterCreate,
+    // The host's reference helper, importable by the program as the pulumi-dynamic-host wheel makes it.
+    helper_dir: `${REPO}python-stub/helper`,
+    marker: opts.marker,
   };
   // Nothing of the caller's Pulumi set-up leaks in: the sandbox's variables are all the driver passes on.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PULUMI_") && k !== "VIRTUAL_ENV"));

@@ -208,6 +208,22 @@ describe("end to end (Python): the real engine runs a Python program through our
     });
   });
 
+  it("a provider without update whose code is reformatted: the engine runs Update and every output stays in stack export (issue 19)", async function () {
+    const ops = await drive(sb, "kept-outputs", "runtime-options");
+    expect(Object.keys(ops)).to.deep.equal(["up", "up-reformatted", "destroy"]);
+    for (const op of Object.values(ops)) expect(op.error, op.name).to.equal(undefined);
+    const before = ops.up.resources.kept;
+    const after = ops["up-reformatted"].resources.kept;
+    expect(steps(ops["up-reformatted"]).map((s) => s.op)).to.deep.equal(["update"]);
+    expect(after.inputs.__provider).to.be.a("string").and.not.equal(before.inputs.__provider);
+    const { __provider, ...outputs } = before.outputs;
+    expect(__provider).to.equal(before.inputs.__provider);
+    expect(outputs).to.deep.equal({ label: "k1", serial: 42, made_by: "create", nested: { list: [1, "two", true] } });
+    expect(after.outputs).to.deep.equal({ ...outputs, __provider: after.inputs.__provider });
+    expect(diagnostics(ops["up-reformatted"]).filter((d) => !["debug", "info"].includes(d.severity))).to.deep.equal([]);
+    expect(ops.destroy.resources).to.deep.equal({});
+  });
+
   it("a Check failure stops preview with the provider's message", async function () {
     const { preview } = await drive(sb, "check-fails", "runtime-options");
     expect(preview.error, "preview should fail").to.not.equal(undefined);

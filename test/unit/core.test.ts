@@ -7,7 +7,8 @@ import { DynamicCore, typeOfUrn } from "../../src/host/core.js";
 import { BadRequestError, toStatus, UserOperationError, ProviderResultError, NotImplementedError, CancelledError, WorkerDiedError } from "../../src/host/errors.js";
 import { NODEJS, PYTHON } from "../../src/host/modes.js";
 import { StatusType, InitFailedType, INIT_FAILED_TYPE_URL } from "../../src/host/proto.js";
-import type { Bag, CallInfo, DynamicRuntime } from "../../src/host/runtime.js";
+import type { ProviderReference } from "../../src/host/provider-references.js";
+import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../src/host/runtime.js";
 import { EncodedStruct } from "../../src/host/struct-bytes.js";
 import { encodeStruct, jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire.js";
 
@@ -21,34 +22,44 @@ class FakeRuntime implements DynamicRuntime {
   readonly language = "nodejs" as const;
   calls: { op: string; provider: string; call: CallInfo }[] = [];
   outs: AnyStruct;
+  /** Set to play a provider without diff or update methods of its own. */
+  noMethods = false;
   constructor(readonly bags: Form = "decoded") {
     this.outs = bag(bags, { out: 1 });
   }
   async configure(_: Bag) {}
-  private rec(op: string, call: CallInfo, provider: string) {
-    this.calls.push({ op, provider, call });
+  /** A text as it is; a reference as "ref:<reference>". */
+  private rec(op: string, call: CallInfo, source: ProviderSource) {
+    this.calls.push({ op, provider: source.text ?? `ref:${source.reference.reference}`, call });
   }
-  async check(call: CallInfo, provider: string) {
+  async referenceText(_: CallInfo, ref: ProviderReference) {
+    return `text of ${ref.reference}`;
+  }
+  isReferenceText(text: string, ref: ProviderReference) {
+    return text === `text of ${ref.reference}`;
+  }
+  async check(call: CallInfo, provider: ProviderSource) {
     this.rec("check", call, provider);
     return { inputs: bag(this.bags, { checked: true, __provider: "user tried to replace it" }), failures: [] };
   }
-  async diff(call: CallInfo, provider: string) {
+  async diff(call: CallInfo, provider: ProviderSource) {
     this.rec("diff", call, provider);
+    if (this.noMethods) return { changes: "unknown" as const, replaces: [], deleteBeforeReplace: false, byDefault: true as const };
     return { changes: "some" as const, replaces: ["a"], deleteBeforeReplace: true };
   }
-  async create(call: CallInfo, provider: string) {
+  async create(call: CallInfo, provider: ProviderSource) {
     this.rec("create", call, provider);
     return { id: "id1", outs: this.outs };
   }
-  async read(call: CallInfo, provider: string, id: string) {
+  async read(call: CallInfo, provider: ProviderSource, id: string) {
     this.rec("read", call, provider);
     return { id, outs: this.outs, inputs: bag(this.bags, { in: 1 }) };
   }
-  async update(call: CallInfo, provider: string) {
+  async update(call: CallInfo, provider: ProviderSource) {
     this.rec("update", call, provider);
-    return { outs: this.outs };
+    return this.noMethods ? {} : { outs: this.outs };
   }
-  async delete(call: CallInfo, provider: string) {
+  async delete(call: CallInfo, provider: ProviderSource) {
     this.rec("delete", call, provider);
   }
   cancelAll() {}
@@ -66,7 +77,8 @@ describe(`core: provider selection and response building (${form} bags)`, functi
   const s = (o: object) => bag(form, o);
   beforeEach(function () {
     rt = new FakeRuntime(form);
-    core = new DynamicCore(NODEJS, rt);
+    // A directory with no Pulumi.yaml at or above it: no declarations.
+    core = new DynamicCore(NODEJS, rt, { cwd: "/" });
   });
 
   it("Check loads from news and carries news.__provider into the inputs", async function () {
@@ -98,6 +110,32 @@ describe(`core: provider selection and response building (${form} bags)`, functi
     const resp = await core.update({ urn, olds: s({ __provider: "old" }), news: s({ __provider: "new" }) }, signal);
     expect(rt.calls[0].provider).to.equal("new");
     expect(structToJs(resp.properties).__provider).to.equal("new");
+  });
+
+  it("Update of a provider without update keeps the old outputs as sent, with news.__provider", async function () {
+    rt.noMethods = true;
+    const olds = s({ __provider: "old", a: 1, later: UNKNOWN, nested: { k: [1, "x", null] } });
+    const resp = await core.update({ urn, olds, news: s({ __provider: "new", a: 2 }) }, signal);
+    expect(rt.calls[0].provider).to.equal("new");
+    expect(structToJs(resp.properties)).to.deep.equal({ __provider: "new", a: 1, later: UNKNOWN, nested: { k: [1, "x", null] } });
+    // No old outputs at all: only the new __provider, as before.
+    const bare = await core.update({ urn, news: s({ __provider: "new" }) }, signal);
+    expect(structToJs(bare.properties)).to.deep.equal({ __provider: "new" });
+  });
+
+  it("Diff without the user's diff: a __provider changed only in layout is DIFF_NONE; any other change is left to the engine", async function () {
+    rt.noMethods = true;
+    const diff = (old_inputs: object | undefined, news: object) =>
+      core.diff({ urn, id: "x", olds: s({ __provider: "a\n", out: 1 }), news: s(news), old_inputs: old_inputs && s(old_inputs) }, signal);
+    expect(await diff({ __provider: "f() {\r\n  x; \r\n}", a: 1 }, { __provider: "f() {\n  x;\n}", a: 1 })).to.deep.equal({ changes: 1 });
+    expect(await diff({ __provider: "f() { x; }", a: 1 }, { __provider: "f() { y; }", a: 1 })).to.deep.equal({ changes: 0 });
+    expect(await diff({ __provider: "f()  ", a: 1 }, { __provider: "f()", a: 2 })).to.deep.equal({ changes: 0 });
+    expect(await diff({ __provider: "f()", a: 1 }, { __provider: "f()", a: UNKNOWN })).to.deep.equal({ changes: 0 });
+    // No old inputs sent: as before.
+    expect(await diff(undefined, { __provider: "f()" })).to.deep.equal({ changes: 0 });
+    // A user's diff always decides.
+    rt.noMethods = false;
+    expect(await diff({ __provider: "f() ", a: 1 }, { __provider: "f()", a: 1 })).to.deep.equal({ changes: 2, replaces: ["a"], deleteBeforeReplace: true });
   });
 
   it("Delete uses the state's provider (properties), not old inputs", async function () {
@@ -226,8 +264,8 @@ describe("errors: one mapping to gRPC status", function () {
 describe("core: timeouts and cancellation", function () {
   class Hanging extends FakeRuntime {
     cancelled = 0;
-    override async create(call: CallInfo, provider: string) {
-      this.calls.push({ op: "create", provider, call });
+    override async create(call: CallInfo, provider: ProviderSource) {
+      this.calls.push({ op: "create", provider: provider.text ?? "", call });
       return new Promise<never>(() => undefined);
     }
     override cancelAll() {
@@ -253,7 +291,7 @@ describe("core: timeouts and cancellation", function () {
 
   it("a timeout beyond what one Node timer holds (720h, 1e9 s) is kept, not turned into an immediate deadline", async function () {
     class Slow extends FakeRuntime {
-      override async create(call: CallInfo, provider: string) {
+      override async create(call: CallInfo, provider: ProviderSource) {
         // Longer than the 1 ms an overflowed timer fires after; the timer armed before this one fires first.
         await new Promise((r) => setTimeout(r, 10));
         return super.create(call, provider);

@@ -66,6 +66,46 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     return { code, out, err, problems: out.filter((l) => l.startsWith("problem: ")) };
   }
 
+  it("checks the project's providers by reference: each resolves, or a problem says what is wrong, and no provider code runs (Node)", async function () {
+    // Under the repository, so typescript and @pulumi/pulumi resolve as from a project's own node_modules.
+    fs.mkdirSync(`${REPO}.cache`, { recursive: true });
+    const dir = fs.realpathSync(fs.mkdtempSync(`${REPO}.cache/doctor-refs-`));
+    tmpDirs.push(dir);
+    const files: Record<string, string> = {
+      "Pulumi.yaml": [
+        "name: refs",
+        "runtime: nodejs",
+        "pulumi-dynamic-host:",
+        "  latestCode: true",
+        "  providers:",
+        "    pulumi-nodejs:dynamic:Good: ./providers#good",
+        "    pulumi-nodejs:dynamic:Gone: ./missing#x",
+        "    pulumi-python:dynamic:Counter: counters:Counter",
+        "    pulumi-python:dynamic:Typo: counters:Countr",
+        "    pulumi-python:dynamic:Nowhere: nowhere.mod:X",
+        "",
+      ].join("\n"),
+      "package.json": '{ "name": "refs", "private": true }\n',
+      // Loading either module would leave a file behind: doctor must not.
+      "providers.ts": `require("fs").writeFileSync(${JSON.stringify(`${dir}/ran-ts`)}, "");\nexport const good = { create() {} };\n`,
+      "counters.py": "class Counter:\n    def create(self, props):\n        pass\n",
+    };
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+    const run = await check(dir);
+    expect(run.out).to.include(`ok: provider references: 5 declared in ${dir}/Pulumi.yaml (pulumi-dynamic-host.providers; latestCode for 5)`);
+    const ts = run.out.find((l) => l.startsWith("ok: pulumi-nodejs:dynamic:Good: "));
+    expect(ts).to.match(new RegExp(`^ok: pulumi-nodejs:dynamic:Good: \\./providers#good is export good of ${dir}/providers\\.ts \\(TypeScript, compiled with .*typescript.* through ts-node .*\\)$`));
+    expect(run.problems).to.include(
+      `problem: pulumi-nodejs:dynamic:Gone: the provider reference "./missing#x" declared for pulumi-nodejs:dynamic:Gone: module ./missing was not found at ${dir}/missing ` +
+        `(relative to the project directory ${dir}): Cannot find module '${dir}/missing'`,
+    );
+    expect(run.out).to.include(`ok: pulumi-python:dynamic:Counter: counters:Counter is Counter of ${dir}/counters.py`);
+    expect(run.problems).to.include(`problem: pulumi-python:dynamic:Typo: counters:Countr: module 'counters' (${dir}/counters.py) has no attribute 'Countr'`);
+    expect(run.problems.find((l) => l.startsWith("problem: pulumi-python:dynamic:Nowhere: nowhere.mod:X: "))).to.include("cannot find module nowhere.mod from the program directory (No module named 'nowhere')");
+    expect(run.code).to.equal(1);
+    expect(fs.existsSync(`${dir}/ran-ts`), "the TypeScript module was not run").to.equal(false);
+  });
+
   describe("a good export, from the program directory that has what it needs", function () {
     let run: Run;
     before(async function () {

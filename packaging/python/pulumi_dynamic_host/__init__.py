@@ -2,7 +2,9 @@
 
 The wheel's payload is its scripts (pulumi-resource-pulumi-nodejs,
 pulumi-resource-pulumi-python and pulumi-dynamic-host, one self-contained
-executable under three names); this package only says where they are.
+executable under three names); this package says where they are, and holds
+the helper programs use to pass a dynamic provider by reference
+(pulumi_dynamic_host.reference.provider_reference).
 """
 import os
 import sysconfig

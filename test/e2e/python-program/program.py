@@ -8,17 +8,25 @@ The project's runtime options (pip toolchain, the test virtualenv) are written
 to Pulumi.yaml, but under an inline program the engine does not pass them on
 (see cli_env): the settings say how the plugin finds the virtualenv instead.
 
+The scenarios of providers by reference (issue 18) run another project,
+../python-references, whose own modules hold the providers its Pulumi.yaml
+declares; the program passes them with the host's helper, imported from
+settings["helper_dir"] as the pulumi-dynamic-host wheel would make it importable.
+
 usage: python program.py <scenario> <settings JSON>
 settings: {"root": <dir holding bin/pulumi>, "backend": <state dir>, "home": <PULUMI_HOME>,
            "venv": <virtualenv>, "env": {<environment of every CLI run>},
            "python_from": "runtime-options" | "activated-venv",
-           "after_create": [argv of a command run once the stack exists] (optional)}
+           "after_create": [argv of a command run once the stack exists] (optional),
+           "helper_dir": <directory holding pulumi_dynamic_host/reference.py> (reference scenarios),
+           "marker": <a file path the Repaired provider's fixed delete writes> (repair scenario)}
 
 Prints ONE JSON document on stdout: {"scenario", "steps": [{"name", "events",
 "summary", "error", "resources"}...]}, events and summaries turned into plain
 dicts (the Automation API's attribute names), "resources" the dynamic
-resources of `stack export` after the step. Everything else (the Automation
-API, the program, pulumi.log) is sent to stderr.
+resources of `stack export` after the step; a step that runs the CLI itself
+has "cli": {"args", "code", "stdout", "stderr"} instead of events. Everything
+else (the Automation API, the program, pulumi.log) is sent to stderr.
 """
 import sys
 
@@ -178,6 +186,32 @@ class CreateRaises(ResourceProvider):
         raise Exception("create exploded on purpose")
 
 
+def kept_provider(version):
+    """
+    A provider with create alone (no update, no diff) as first written (1) and
+    reformatted (2): the same code, at other lines, so another pickle (issue 19).
+    """
+    if version == 1:
+        class Kept(ResourceProvider):
+            serialize_as_secret_always = False
+
+            def create(self, props):
+                return CreateResult("kept", {"label": props["label"], "serial": 42, "made_by": "create", "nested": {"list": [1, "two", True]}})
+
+    else:
+        class Kept(ResourceProvider):
+            serialize_as_secret_always = False
+
+            # Reformatted: its lines wrapped.
+            def create(self, props):
+                return CreateResult(
+                    "kept",
+                    {"label": props["label"], "serial": 42, "made_by": "create", "nested": {"list": [1, "two", True]}},
+                )
+
+    return Kept()
+
+
 class Dyn(Resource):
     """The default type token, pulumi-python:dynamic:Resource (the SDK sets it for subclasses only)."""
 
@@ -261,21 +295,21 @@ def cli_env(settings):
     return env
 
 
-def make_stack(settings, stack_name, program):
+def make_stack(settings, stack_name, program, work_dir=HERE):
     stack = auto.create_or_select_stack(
         stack_name=stack_name,
         project_name=PROJECT,
         program=program,
         opts=auto.LocalWorkspaceOptions(
-            work_dir=HERE,
+            work_dir=work_dir,
             pulumi_home=settings["home"],
             env_vars=cli_env(settings),
             pulumi_command=auto.PulumiCommand(root=settings["root"], skip_version_check=True),
             project_settings=auto.ProjectSettings(
                 name=PROJECT,
                 # The Python Automation API sets main to the driver's cwd when it is not given;
-                # the engine starts the plugin in main, which must be this directory.
-                main=HERE,
+                # the engine starts the plugin in main, which must be the work directory.
+                main=work_dir,
                 runtime=auto.ProjectRuntimeInfo(
                     name="python", options={"toolchain": "pip", "virtualenv": settings["venv"]}
                 ),
@@ -286,7 +320,7 @@ def make_stack(settings, stack_name, program):
     # The Automation API has just written Pulumi.yaml: a command that edits it
     # (pulumi-dynamic-host install --project) runs now, before any operation.
     if settings.get("after_create"):
-        subprocess.run(settings["after_create"], check=True, cwd=HERE, env={**os.environ, **cli_env(settings)}, stdout=sys.stderr)
+        subprocess.run(settings["after_create"], check=True, cwd=work_dir, env={**os.environ, **cli_env(settings)}, stdout=sys.stderr)
     return stack
 
 
@@ -342,11 +376,223 @@ def whoami_scenario(settings):
     return [step(stack, "up", stack.up), step(stack, "destroy", stack.destroy)]
 
 
+# --- providers by reference (issue 18) -------------------------------------------
+
+REFERENCES_DIR = os.path.join(os.path.dirname(HERE), "python-references")
+
+# Appended to the Pulumi.yaml the Automation API writes (it writes only the settings it knows).
+DECLARATIONS = """
+pulumi-dynamic-host:
+  providers:
+    pulumi-python:dynamic:Counter: counters:CounterProvider
+    pulumi-python:dynamic:Tally: counters:TallyProvider
+    pulumi-python:dynamic:Repaired:
+      provider: repairs:FixedProvider
+      latestCode: true
+"""
+
+
+class Counter(Resource, name="Counter"):
+    """pulumi-python:dynamic:Counter, declared as counters:CounterProvider."""
+
+
+class Tally(Resource, name="Tally"):
+    """pulumi-python:dynamic:Tally, declared as counters:TallyProvider."""
+
+
+class Repaired(Resource, name="Repaired"):
+    """pulumi-python:dynamic:Repaired, declared as repairs:FixedProvider with latestCode."""
+
+
+class Unlisted(Resource, name="Unlisted"):
+    """pulumi-python:dynamic:Unlisted: declared nowhere."""
+
+
+class BrokenProvider(ResourceProvider):
+    """The Repaired type's code as it was at the last up, pickled by value: its read and delete raise."""
+
+    serialize_as_secret_always = False
+
+    def create(self, props):
+        return CreateResult("fragile-1", {**without_provider(props), "code": "state", "ran_by": whoami()})
+
+    def read(self, id_, props):
+        raise Exception("the read serialized in the state is broken")
+
+    def delete(self, _id, _props):
+        raise Exception("the delete serialized in the state is broken")
+
+
+class ByValueReader(ResourceProvider):
+    """A get (read by id) with a provider pickled by value, as before references existed."""
+
+    def read(self, id_, props):
+        return ReadResult(id_, {"start": int(id_.rsplit("-", 1)[1]), "code": "by value", "ran_by": whoami()})
+
+
+class ByValueCounter(ResourceProvider):
+    """The program's own counter, pickled by value: what a program that does not use the helper passes."""
+
+    serialize_as_secret_always = False
+
+    def create(self, props):
+        return CreateResult(f"counter-{int(props['start'])}", {"start": props["start"], "ran_by": whoami()})
+
+    def update(self, _id, _olds, news):
+        return UpdateResult({"start": news["start"], "ran_by": whoami()})
+
+
+def ref(reference):
+    """The host's helper in place of a provider object (the driver put its directory on sys.path)."""
+    from pulumi_dynamic_host.reference import provider_reference
+
+    return provider_reference(reference)
+
+
+def reference_stack(settings, stack_name, program):
+    """A stack of the reference project, whose Pulumi.yaml gets the declarations."""
+    sys.path.append(settings["helper_dir"])
+    stack = make_stack(settings, stack_name, program, work_dir=REFERENCES_DIR)
+    with open(os.path.join(REFERENCES_DIR, "Pulumi.yaml"), "a") as f:
+        f.write(DECLARATIONS)
+    return stack
+
+
+def cli_step(settings, stack, name, args):
+    """Runs the CLI itself (what the Automation API does not offer), in the project, with the sandbox's environment."""
+    argv = [os.path.join(settings["root"], "bin", "pulumi"), *args, "--stack", stack.name, "--non-interactive"]
+    proc = subprocess.run(argv, cwd=REFERENCES_DIR, env={**os.environ, **cli_env(settings)}, capture_output=True, text=True)
+    sys.stderr.write(proc.stdout + proc.stderr)
+    cli = {"args": args, "code": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr}
+    return {"name": name, "cli": cli, "events": [], "resources": dynamic_resources(stack)}
+
+
+def up_changed_destroy(stack, changed):
+    """Steps "up" of the program's phase 1, `changed` (an up of phase 2), then "destroy"."""
+    phase["n"] = 1
+    steps = [step(stack, "up", stack.up)]
+    phase["n"] = 2
+    steps.append(step(stack, changed, stack.up))
+    steps.append(step(stack, "destroy", stack.destroy))
+    return steps
+
+
+def import_option(settings):
+    """The import resource option in an up, then an up of the same program without it."""
+
+    def program():
+        opts = pulumi.ResourceOptions(import_="counter-7") if phase["n"] == 1 else None
+        Counter(ref("counters:CounterProvider"), "imported", {"start": 7}, opts)
+        Counter(ref("counters:CounterProvider"), "created", {"start": 3})
+
+    return up_changed_destroy(reference_stack(settings, "import-option", program), "up-again")
+
+
+def import_by_value(settings):
+    """The import option with a program that passes its provider object itself, not the helper's."""
+
+    def program():
+        Counter(ByValueCounter(), "adopted", {"start": 8}, pulumi.ResourceOptions(import_="counter-8"))
+
+    stack = reference_stack(settings, "import-by-value", program)
+    return [step(stack, "up", stack.up), step(stack, "up-again", stack.up), step(stack, "destroy", stack.destroy)]
+
+
+def cli_import(settings):
+    """`pulumi import` of one resource, then of a file of several, then an up of the program declaring them."""
+
+    def program():
+        Counter(ref("counters:CounterProvider"), "one", {"start": 11})
+        Counter(ref("counters:CounterProvider"), "two", {"start": 12})
+        Tally(ref("counters:TallyProvider"), "three", {"count": 13})
+
+    stack = reference_stack(settings, "cli-import", program)
+    flags = ["--yes", "--generate-code=false", "--protect=false"]
+    steps = [cli_step(settings, stack, "import-one", ["import", "pulumi-python:dynamic:Counter", "one", "counter-11", *flags])]
+    imports = {
+        "resources": [
+            {"type": "pulumi-python:dynamic:Counter", "name": "two", "id": "counter-12"},
+            {"type": "pulumi-python:dynamic:Tally", "name": "three", "id": "tally-13"},
+        ]
+    }
+    file = os.path.join(settings["home"], "cli-import-resources.json")
+    with open(file, "w") as f:
+        json.dump(imports, f)
+    steps.append(cli_step(settings, stack, "import-file", ["import", "--file", file, *flags]))
+    steps.append(step(stack, "up", stack.up))
+    steps.append(step(stack, "destroy", stack.destroy))
+    return steps
+
+
+def import_undeclared(settings):
+    """The import option for a type the project declares nowhere."""
+
+    def program():
+        Unlisted(ref("counters:CounterProvider"), "stray", {"start": 1}, pulumi.ResourceOptions(import_="counter-1"))
+
+    stack = reference_stack(settings, "import-undeclared", program)
+    return [step(stack, "up", stack.up)]
+
+
+def get_scenario(settings):
+    """Reads by id (a get): with the helper's object, and with a provider pickled by value."""
+
+    def program():
+        Counter(ref("counters:CounterProvider"), "got", {}, pulumi.ResourceOptions(id="counter-5"))
+        Counter(ByValueReader(), "got-by-value", {}, pulumi.ResourceOptions(id="counter-6"))
+
+    stack = reference_stack(settings, "get", program)
+    return [step(stack, "up", stack.up), step(stack, "destroy", stack.destroy)]
+
+
+def repair(settings):
+    """The state's code is broken, the project's fixed, latestCode declared: refresh and destroy run the fix."""
+
+    def program():
+        Repaired(BrokenProvider(), "fragile", {"value": "v1", "marker": settings["marker"]})
+
+    stack = reference_stack(settings, "repair", program)
+    return [step(stack, "up", stack.up), step(stack, "refresh", stack.refresh), step(stack, "destroy", stack.destroy)]
+
+
+def helper_lifecycle(settings):
+    """The helper in a program through create, update, refresh and destroy."""
+
+    def program():
+        Counter(ref("counters:CounterProvider"), "counted", {"start": phase["n"]})
+
+    phase["n"] = 1
+    stack = reference_stack(settings, "helper-lifecycle", program)
+    steps = [step(stack, "up", stack.up)]
+    phase["n"] = 2
+    steps.append(step(stack, "up-change", stack.up))
+    steps.append(step(stack, "refresh", stack.refresh))
+    steps.append(step(stack, "destroy", stack.destroy))
+    return steps
+
+
+def kept_outputs(settings):
+    """A provider without update, deployed, then its code reformatted: the engine runs Update."""
+
+    def program():
+        Dyn(kept_provider(phase["n"]), "kept", {"label": "k1"})
+
+    return up_changed_destroy(make_stack(settings, "kept-outputs", program), "up-reformatted")
+
+
 SCENARIOS = {
     "lifecycle": lifecycle,
     "check-fails": check_fails,
     "create-raises": create_raises,
     "whoami": whoami_scenario,
+    "import-option": import_option,
+    "import-by-value": import_by_value,
+    "cli-import": cli_import,
+    "import-undeclared": import_undeclared,
+    "get": get_scenario,
+    "repair": repair,
+    "helper-lifecycle": helper_lifecycle,
+    "kept-outputs": kept_outputs,
 }
 
 

@@ -1,0 +1,169 @@
+// Providers by reference: where a project says, per dynamic type token, which
+// provider in its own code serves the type, so that the host can load it when
+// a request carries no `__provider` (import) or, when the project asks, in
+// place of the code serialized into the state (refresh, destroy).
+//
+// The declaration lives in the project's Pulumi.yaml, one place for both
+// languages, so a fresh checkout has it:
+//
+//   pulumi-dynamic-host:
+//     latestCode: true                     # optional: run the project's code, not the state's
+//     providers:
+//       pulumi-nodejs:dynamic/files:TextFile: ./providers#textFileProvider
+//       pulumi-python:dynamic:Counter:
+//         provider: providers.counter:CounterProvider
+//         latestCode: false                # optional: this type keeps the state's code
+//
+// A Node reference is "<module>#<export>" (a path relative to the directory of
+// Pulumi.yaml, or a package); a Python one is "<module>:<attribute>" (dotted,
+// importable with the program's sys.path). Each mode reads the entries of its
+// own package. The host never writes provider code anywhere: it only reads
+// this file.
+import fs from "node:fs";
+import { z } from "zod";
+import type { Language } from "./runtime.js";
+import { findProjectRoot, projectFile } from "./project-root.js";
+
+/** The Pulumi.yaml key that holds the declarations. */
+export const SECTION = "pulumi-dynamic-host";
+
+/** One type's provider, as declared. */
+export interface ProviderReference {
+  /** The dynamic resource type token it serves. */
+  typeToken: string;
+  /** As written: "<module>#<export>" (Node) or "<module>:<attribute>" (Python). */
+  reference: string;
+  /** Whether Read, Update, Delete and Diff run this code instead of the state's. */
+  latestCode: boolean;
+  /** The Pulumi.yaml that declares it, for messages. */
+  declaredIn: string;
+  /** The directory of that file: relative Node module paths start here. */
+  projectDir: string;
+}
+
+const NODE_REFERENCE = /^[^#\s]+#[A-Za-z_$][\w$]*$/;
+const PYTHON_REFERENCE = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
+
+/** What a reference looks like in each language, for messages. */
+export const REFERENCE_SYNTAX: Record<Language, { pattern: RegExp; shape: string; example: string }> = {
+  nodejs: { pattern: NODE_REFERENCE, shape: '"<module>#<export>"', example: "./providers#textFileProvider" },
+  python: { pattern: PYTHON_REFERENCE, shape: '"<module>:<attribute>"', example: "providers.counter:CounterProvider" },
+};
+
+const entrySchema = z.union([
+  z.string(),
+  z.object({ provider: z.string(), latestCode: z.boolean().optional() }).strict(),
+]);
+const sectionSchema = z
+  .object({
+    latestCode: z.boolean().optional(),
+    providers: z.record(z.string(), entrySchema).optional(),
+  })
+  .strict();
+
+/** A declaration that cannot be used: the file, the key and what is wrong. */
+export class DeclarationError extends Error {
+  override name = "DeclarationError";
+}
+
+/** The declarations of one project for one language, read once. */
+export class ProviderReferences {
+  constructor(
+    readonly language: Language,
+    /** The Pulumi.yaml looked at, or undefined when none was found above the start directory. */
+    readonly file: string | undefined,
+    private readonly entries: Map<string, ProviderReference>,
+    /** Set when the section could not be read: every lookup then fails with it. */
+    private readonly problem?: string,
+  ) {}
+
+  /**
+   * Reads the section of the project file at or above `start` (the plugin's
+   * working directory). A file without the section costs one read and no
+   * YAML parse.
+   */
+  static async load(start: string, language: Language): Promise<ProviderReferences> {
+    const root = findProjectRoot(start);
+    const file = root && projectFile(root);
+    if (!root || !file) return new ProviderReferences(language, undefined, new Map());
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch (e) {
+      return new ProviderReferences(language, file, new Map(), `${file} could not be read: ${(e as Error).message}`);
+    }
+    if (!text.includes(SECTION)) return new ProviderReferences(language, file, new Map());
+    // yaml is imported only for a project that uses the section: the serving path stays light.
+    const yaml = await import("yaml");
+    // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
+    const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
+    return parseSection(parse, text, file, root, language);
+  }
+
+  /** The declaration for `typeToken`, or undefined; throws when the project's section is malformed. */
+  lookup(typeToken: string): ProviderReference | undefined {
+    if (this.problem) throw new DeclarationError(this.problem);
+    return this.entries.get(typeToken);
+  }
+
+  /** Every declaration of this language, in the file's order; throws when the section is malformed. */
+  all(): ProviderReference[] {
+    if (this.problem) throw new DeclarationError(this.problem);
+    return [...this.entries.values()];
+  }
+
+  /** What to add where so that `typeToken` is served by reference: a message's second half. */
+  howToDeclare(typeToken: string): string {
+    const syntax = REFERENCE_SYNTAX[this.language];
+    const where = this.file ?? "the project's Pulumi.yaml";
+    return (
+      `declare where its provider lives in ${where}:\n` +
+      `  ${SECTION}:\n    providers:\n      ${typeToken}: ${syntax.example}\n` +
+      `(a ${syntax.shape} reference to the provider in the project's code; docs/import-and-repair.md)`
+    );
+  }
+}
+
+function parseSection(parse: (text: string) => unknown, text: string, file: string, root: string, language: Language): ProviderReferences {
+  let doc: unknown;
+  try {
+    doc = parse(text);
+  } catch (e) {
+    return new ProviderReferences(language, file, new Map(), `${file} is not valid YAML: ${(e as Error).message}`);
+  }
+  const raw = doc && typeof doc === "object" ? (doc as Record<string, unknown>)[SECTION] : undefined;
+  if (raw === undefined || raw === null) return new ProviderReferences(language, file, new Map());
+  const parsed = sectionSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = [SECTION, ...issue.path.map(String)].join(".");
+    return new ProviderReferences(language, file, new Map(), `${file}: ${at}: ${issue.message}; ${sectionShape(language)}`);
+  }
+  const pkg = language === "nodejs" ? "pulumi-nodejs" : "pulumi-python";
+  const syntax = REFERENCE_SYNTAX[language];
+  const entries = new Map<string, ProviderReference>();
+  for (const [typeToken, entry] of Object.entries(parsed.data.providers ?? {})) {
+    if (!typeToken.startsWith(`${pkg}:`)) continue;
+    const reference = typeof entry === "string" ? entry : entry.provider;
+    if (!syntax.pattern.test(reference)) {
+      return new ProviderReferences(
+        language,
+        file,
+        new Map(),
+        `${file}: ${SECTION}.providers["${typeToken}"] is ${JSON.stringify(reference)}, which is not a provider reference: ` +
+          `a ${language === "nodejs" ? "Node" : "Python"} reference is ${syntax.shape}, e.g. ${syntax.example}`,
+      );
+    }
+    const latestCode = (typeof entry === "string" ? undefined : entry.latestCode) ?? parsed.data.latestCode ?? false;
+    entries.set(typeToken, { typeToken, reference, latestCode, declaredIn: file, projectDir: root });
+  }
+  return new ProviderReferences(language, file, entries);
+}
+
+function sectionShape(language: Language): string {
+  const syntax = REFERENCE_SYNTAX[language];
+  return (
+    `the section is { latestCode?: boolean, providers?: { <type token>: ${syntax.shape} | ` +
+    `{ provider: ${syntax.shape}, latestCode?: boolean } } }`
+  );
+}
