@@ -140,8 +140,9 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
  * Reads a request's named Struct fields as the runtime wants them, and the
  * identity fields the core reads. Each bag is checked first (bag-check.ts),
  * before anything recurses through it or trusts its wire format: one nested
- * deeper than the mode's MAX_VALUE_DEPTH (LIST_LEVEL_COST), or malformed, is a bad request
- * naming the method, the resource, the bag and the property. Then it is
+ * deeper than the mode's MAX_VALUE_DEPTH (lists weighed by LIST_LEVEL_COST),
+ * or malformed, is a bad request naming the method, the resource, the bag and
+ * the property. Then it is
  * wrapped as an EncodedStruct, or decoded. Unset bags stay undefined. The
  * request's secrets (`redaction`) go with it, for what an adapter prints.
  */

@@ -14,6 +14,8 @@
 // protobuf and upb refuse a message whose string does not; protobufjs and
 // google-protobuf (JS) would replace the bad bytes without a word.
 
+import { isUtf8 } from "node:buffer";
+
 /** The bytes break the wire format; `offset` is where reading failed. */
 export class WireFormatError extends Error {
   override name = "WireFormatError";
@@ -31,8 +33,6 @@ export const WIRE_LEN = 2;
 export const WIRE_START_GROUP = 3;
 export const WIRE_END_GROUP = 4;
 export const WIRE_FIXED32 = 5;
-
-import { isUtf8 } from "node:buffer";
 
 /** Protobuf's largest field number. */
 export const MAX_FIELD_NUMBER = 2 ** 29 - 1;
