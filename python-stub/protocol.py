@@ -90,8 +90,9 @@ USER_ERROR = -32000  # the user's code raised; data carries grpcCode/details/typ
 LOAD_ERROR = -32001  # the provider could not be unpickled; data adds reason (what was wrong with the text)
 CANCELLED = -32002  # the host cancelled the request
 UNSET_VALUE = -32003  # a request bag holds a Value with no kind set; data carries field and path
+BAD_VALUE = -32004  # the SDK refused to deserialize a value of a request bag; data carries field, path, type and message
 
-ERROR_KINDS = {USER_ERROR: "user", LOAD_ERROR: "load", CANCELLED: "cancelled", UNSET_VALUE: "unset value"}
+ERROR_KINDS = {USER_ERROR: "user", LOAD_ERROR: "load", CANCELLED: "cancelled", UNSET_VALUE: "unset value", BAD_VALUE: "bad value"}
 
 
 class ProtocolError(Exception):

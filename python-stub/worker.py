@@ -145,6 +145,22 @@ class UnsetValue(Exception):
         self.path = path
 
 
+class BadValue(Exception):
+    """
+    The SDK's deserialize_properties refused a value of a request bag (an asset
+    signature without path, text or uri, an unknown signature, …): the
+    request's fault, not the user's code's. `path` leads to the innermost value
+    it refuses on its own.
+    """
+
+    def __init__(self, field, path, exc):
+        super().__init__(f"the request's {field} holds a value the SDK cannot deserialize")
+        self.field = field
+        self.path = path
+        self.type = type(exc).__name__
+        self.message = _safe_str(exc)
+
+
 def _safe_str(e):
     try:
         return str(e)
@@ -366,18 +382,55 @@ def struct_of(raw):
 def request_bag(p, field, keep_unknowns=None):
     """
     The request param `field` as the SDK's deserialize_properties gives it to
-    the user's methods. A Value with no kind set makes the SDK raise a bare
-    `ValueError: Value not set`; that is answered as the request's fault, with
-    the path of the Value, looked for only then.
+    the user's methods. A value the SDK refuses is the request's fault, and
+    answered so, with where it is (looked for only then): a Value with no kind
+    set (the SDK's bare `ValueError: Value not set`) as UnsetValue, anything
+    else (an asset signature with nothing to load, an unknown signature, …)
+    as BadValue.
     """
-    s = struct_of(p.get(field))
     try:
-        return rpc.deserialize_properties(s, keep_unknowns)
-    except ValueError:
-        path = _unset_value_path(s)
-        if path is None:
-            raise
-        raise UnsetValue(field, path) from None
+        return rpc.deserialize_properties(struct_of(p.get(field)), keep_unknowns)
+    except Exception as e:  # noqa: BLE001 - whatever the SDK raises on a value it refuses
+        # Looked for in the bag as sent: reading a missing key of a Struct (as the SDK does, for a
+        # secret's "value") adds an empty Value to it, which would pass for one that was sent.
+        path = _unset_value_path(struct_of(p.get(field))) if isinstance(e, ValueError) else None
+        if path is not None:
+            raise UnsetValue(field, path) from None
+        raise BadValue(field, _bad_value_path(struct_of(p.get(field)), keep_unknowns), e) from None
+
+
+_SIG_KEY = "4dabf18193072939515e22adb298388d"
+
+# How far _bad_value_path descends: each step deserializes the subtree again.
+_BAD_VALUE_MAX_STEPS = 32
+
+
+def _bad_value_path(s, keep_unknowns):
+    """
+    Keys and list indexes down to the innermost value the SDK refuses on its
+    own (sorted keys, first match): a signature object is itself the value.
+    """
+    path = []
+    value = s
+    while len(path) < _BAD_VALUE_MAX_STEPS:
+        if isinstance(value, struct_pb2.Struct):
+            if _SIG_KEY in value.fields:
+                return path
+            children = [(k, value[k]) for k in sorted(value.fields)]
+        elif isinstance(value, struct_pb2.ListValue):
+            children = list(enumerate(value))
+        else:
+            return path
+        for key, child in children:
+            try:
+                rpc.deserialize_property(child, keep_unknowns)
+            except Exception:  # noqa: BLE001
+                path.append(key)
+                value = child
+                break
+        else:
+            return path
+    return path
 
 
 def _unset_value_path(s):
@@ -710,6 +763,9 @@ class Worker:
             self.reply_error(req_id, protocol.CANCELLED, f"{method} was cancelled", None)
         except UnsetValue as e:
             self.reply_error(req_id, protocol.UNSET_VALUE, str(e), {"field": e.field, "path": e.path})
+        except BadValue as e:
+            data = {"field": e.field, "path": e.path, "type": e.type, "message": e.message}
+            self.reply_error(req_id, protocol.BAD_VALUE, str(e), data)
         except LoadError as e:
             self.reply_error(req_id, protocol.LOAD_ERROR, e.message, _error_data(e))
         except UserError as e:

@@ -8,7 +8,7 @@ import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import { pb, type Outcome } from "./helpers/client.js";
 import { FIXTURES, VENV_PYTHON } from "./helpers/paths.js";
-import { nodeProvider, pythonProvider, SECRET_SIG, SIG } from "./helpers/payloads.js";
+import { ASSET_SIG, nodeProvider, pythonProvider, SECRET_SIG, SIG } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
 
 const MAX = 8192;
@@ -142,6 +142,18 @@ for (const language of ["nodejs", "python"] as const) {
     });
 
     if (language === "nodejs") {
+      it("the stderr echo of an error thrown in Check (as the Node reference echoes it) is redacted alike", async function () {
+        const answer = await p.client.check({ urn: urn("echo"), news: { __provider: leaky, fail: true, quote: secret({ token: "echoed-t0ken" }) } });
+        expect(answer.code).to.equal(2);
+        const cfg = await p.client.delete({ urn: urn("echo-cfg"), id: "x", properties: { __provider: leaky, fail: "config" } });
+        expect(cfg.code).to.equal(2);
+        await p.until(() => p.stderr.slice(stderrMark).includes("could not log in"), "both echoes");
+        const echoed = p.stderr.slice(stderrMark);
+        expect(echoed).to.include("[secret]").and.include("could not log in with password [secret]");
+        expect(echoed).not.to.include("echoed-t0ken");
+        expect(echoed).not.to.include("config-pa55word");
+      });
+
       it("an init failure's message and reasons are redacted too", async function () {
         const answer = await p.client.create({ urn: urn("partial"), properties: { __provider: leaky, fail: "partial", quote: secret("half-s3cret") } });
         expect(answer.code).to.equal(2);
@@ -196,6 +208,69 @@ for (const language of ["nodejs", "python"] as const) {
     });
   });
 }
+
+// The Python SDK refuses to deserialize some values (an asset signature with nothing to load, a
+// signature it does not know, an archive whose assets are no map): before, its exception's traceback
+// was the whole answer, naming neither method nor resource (as under the Python reference).
+describe("values the Python SDK cannot deserialize: INVALID_ARGUMENT naming method, resource, bag and path", function () {
+  const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
+  const UNKNOWN_SIG = "ffffffffffffffffffffffffffffffff";
+  let p: Plugin;
+  let scripted: string;
+
+  before(async function () {
+    p = await Plugin.launch("ours", { language: "python" });
+    scripted = pythonProvider("scripted");
+  });
+  after(async function () {
+    await p?.stop();
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state !== "passed") return;
+    const good = await p.client.create({ urn: urn("good"), properties: { __provider: scripted, act: "echo" } });
+    expect(good.code, good.details).to.equal(0);
+    expect(p.userStdout).to.deep.equal([]);
+    expect(p.stderr).to.equal("");
+  });
+
+  const refused = (subject: string, where: string, what: string) =>
+    `${subject}: the request's ${where.replace(/[.[].*$/, "")} holds a value the pulumi Python SDK cannot deserialize, at ${where}: ${what}`;
+
+  it("Create: an asset signature with no path, text or uri, in a list in an object", async function () {
+    const answer = await p.client.create({ urn: urn("asset"), properties: { __provider: scripted, a: { k: [1, { [SIG]: ASSET_SIG }] } } });
+    expect(answer).to.deep.equal({
+      code: INVALID_ARGUMENT,
+      details: refused(`Create ${urn("asset")}`, "properties.a.k[1]", "AssertionError: Invalid asset encountered when unmarshalling resource property"),
+    });
+  });
+
+  it("Check: a signature the SDK does not know, under an odd key", async function () {
+    const answer = await p.client.check({ urn: urn("sig"), olds: {}, news: { __provider: scripted, "odd key": { [SIG]: UNKNOWN_SIG, value: "?" } } });
+    expect(answer.code, answer.details).to.equal(INVALID_ARGUMENT);
+    expect(answer.details).to.match(new RegExp(`^${escape(refused(`Check ${urn("sig")}`, 'news["odd key"]', ""))}\\w+: .*signature`));
+  });
+
+  it("Update: a secret signature with no value (the SDK's ValueError, not taken for a Value with no kind set)", async function () {
+    const news = { __provider: scripted, s: { b: { [SIG]: SECRET_SIG } } };
+    const answer = await p.client.update({ urn: urn("secret"), id: "i", olds: { __provider: scripted }, news });
+    expect(answer).to.deep.equal({ code: INVALID_ARGUMENT, details: refused(`Update ${urn("secret")}`, "news.s.b", "ValueError: Value not set") });
+  });
+
+  it("Configure: the config key is named", async function () {
+    const q = await Plugin.launch("ours", { language: "python" });
+    try {
+      const answer = await q.client.configure({ "proj:a": "x", "proj:odd": { [SIG]: UNKNOWN_SIG } });
+      expect(answer.code, answer.details).to.equal(INVALID_ARGUMENT);
+      expect(answer.details).to.match(new RegExp(`^${escape(refused("Configure", 'args["proj:odd"]', ""))}\\w+: .*signature`));
+      expect(answer.details).not.to.match(/internal error|\n\s+at /);
+      expect(q.stderr).to.equal("");
+    } finally {
+      await q.stop();
+    }
+  });
+});
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 // Kept apart: the google-protobuf client here cannot send an unset Value itself, so the test above
 // builds bytes by hand; this checks that the hand-made bytes are what google-protobuf reads as one.

@@ -88,6 +88,12 @@ describe("our Node plugin: bad input is answered clearly, without crashing or pr
 
   // ---------------------------------------------------------- load failures
 
+  it("an empty or blank __provider (Create, and Read by its inputs): names __provider and what is wrong with it", async function () {
+    expect(await create(ours, { __provider: "" })).to.deep.equal(error(2, `Create ${urn}: its __provider is an empty string, not the text @pulumi/pulumi's dynamic.Resource writes`));
+    const read = await ours.client.read({ urn, id: "i1", inputs: { __provider: " \n" } });
+    expect(read).to.deep.include(error(2, `Read ${urn}: its __provider is only whitespace, not the text @pulumi/pulumi's dynamic.Resource writes`));
+  });
+
   it("syntax error in the provider text", async function () {
     // Not serializer output: a real serialized text with stray closing braces appended.
     const broken = `${scripted}\n}}}`;
@@ -105,6 +111,23 @@ describe("our Node plugin: bad input is answered clearly, without crashing or pr
     // Nothing was cached: the same text fails the same way again.
     expect(await check(ours, { __provider: throwing })).to.deep.equal(error(2, details("Check")));
     expect(await create(ref, { __provider: throwing })).to.deep.equal(error(2, "load boom"));
+  });
+
+  it("provider members that are not functions: UNKNOWN naming the method and what it is, not echoed; a falsy one is no method, as upstream", async function () {
+    // Not serializer output: a handler whose provider's methods are other values.
+    const odd = "exports.handler = function () { return { create: 5, check: 'x', diff: null, read: [], update: {}, delete: true }; };";
+    const notAFunction = (op: string, member: string, what: string) =>
+      error(2, `${op} ${urn}: the dynamic provider's ${member} is ${what}, not a function; a dynamic provider's methods must be functions (or left out)`);
+    expect(await create(ours, { __provider: odd })).to.deep.equal(notAFunction("Create", "create", "a number (5)"));
+    expect(await check(ours, { __provider: odd })).to.deep.equal(notAFunction("Check", "check", 'a string ("x")'));
+    const id = "i1";
+    expect(await ours.client.read({ urn, id, properties: { __provider: odd } })).to.deep.include(notAFunction("Read", "read", "a list"));
+    expect(await ours.client.update({ urn, id, olds: { __provider: odd }, news: { __provider: odd } })).to.deep.include(notAFunction("Update", "update", "an object"));
+    expect(await ours.client.delete({ urn, id, properties: { __provider: odd } })).to.deep.include(notAFunction("Delete", "delete", "true"));
+    const diff = await ours.client.diff({ urn, id, olds: { __provider: odd }, news: { __provider: odd } });
+    expect(diff.code, diff.details).to.equal(0);
+    // The reference calls them: V8's text, naming neither the resource nor what the member is (and echoed, in Check).
+    expect(await create(ref, { __provider: odd })).to.deep.equal(error(2, "provider.create is not a function"));
   });
 
   it("a module that is not installed, required while the provider loads: names the module and the directory it was resolved from", async function () {

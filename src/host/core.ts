@@ -30,6 +30,8 @@ interface ResourceRequest {
   type?: string;
   /** Seconds the engine is prepared to wait (Create, Update, Delete; customTimeouts). 0 or unset: no limit. */
   timeout?: number;
+  /** The plaintexts the request and the config mark secret (CallInfo.secrets); none when unset. */
+  secrets?: () => readonly string[];
 }
 export interface CheckRequest extends ResourceRequest { olds?: AnyStruct; news?: AnyStruct }
 export interface DiffRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct; old_inputs?: AnyStruct }
@@ -203,10 +205,11 @@ export class DynamicCore {
         );
       }
     }
-    if (timeLimitMs(req) === 0) return { operation, urn, signal };
+    const secrets = req.secrets ?? noSecrets;
+    if (timeLimitMs(req) === 0) return { operation, urn, signal, secrets };
     const limited = new CallSignal();
     signal.onAbort((reason) => limited.abort(reason));
-    return { operation, urn, signal: limited };
+    return { operation, urn, signal: limited, secrets };
   }
 
   /**
@@ -326,6 +329,8 @@ export class DynamicCore {
     }
   }
 }
+
+const noSecrets = (): readonly string[] => [];
 
 /**
  * The request's time limit in milliseconds, or 0 for none: any positive

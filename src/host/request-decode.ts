@@ -6,8 +6,10 @@
 // of a request (and of the messages inside it, bags aside) are checked against
 // the schema first, at the wire level: a known field with another wire type
 // than its own is a bad request that names the field, as google-protobuf
-// refuses it (the Python reference's upb drops it silently); unknown fields of
-// any wire type are skipped, as every decoder does. Bags stay encoded (the
+// refuses it (the Python reference's upb drops it silently); so is a string
+// field that is not valid UTF-8, as Go's protobuf and upb refuse it (protobufjs
+// would replace its bad bytes silently); unknown fields of any wire type are
+// skipped, as every decoder does. Bags stay encoded (the
 // type's encoded twin, struct-bytes.ts): their depth and contents are judged
 // where the request is handled (server.ts), which can name the method.
 //
@@ -17,7 +19,7 @@
 // BadRequestError naming the method and, when it can be read, the resource.
 import protobuf from "protobufjs";
 import { BadRequestError } from "./errors.js";
-import { describeWireType, lastStringField, WIRE_LEN, WireCursor, WireFormatError } from "./wire-cursor.js";
+import { describeWireType, isUtf8Text, lastStringField, WIRE_LEN, WireCursor, WireFormatError } from "./wire-cursor.js";
 
 /** What grpc-js hands the RPC's handler when the request's bytes could not be decoded. */
 export class UndecodableRequest {
@@ -96,6 +98,11 @@ function checkFields(type: protobuf.Type, bytes: Buffer, cursor: WireCursor, nes
         at,
       );
     }
+    if (wireType === WIRE_LEN && field.type === "string" && !field.map) {
+      const [start, end] = cursor.delimited();
+      if (!isUtf8Text(bytes, start, end)) throw notUtf8(`${type.name}.${field.name} (field ${field.id})`, at);
+      continue;
+    }
     try {
       if (wireType !== WIRE_LEN) {
         cursor.skip(tag);
@@ -141,17 +148,25 @@ function checkMapEntry(owner: protobuf.Type, field: protobuf.MapField, bytes: Bu
     if (n === 2 && valueType instanceof protobuf.Type && !VALUE_TYPES.has(valueType.fullName)) {
       const [start, end] = cursor.delimited();
       checkFields(valueType, bytes, new WireCursor(bytes, start, end), nesting + 1);
+    } else if ((n === 1 ? field.keyType : field.type) === "string") {
+      const [start, end] = cursor.delimited();
+      if (!isUtf8Text(bytes, start, end)) throw notUtf8(`the ${n === 1 ? "key" : "value"} of an entry of ${owner.name}.${field.name} (field ${field.id})`, at);
     } else {
       cursor.skip(tag);
     }
   }
 }
 
+function notUtf8(what: string, at: number): WireFormatError {
+  return new WireFormatError(`${what} is not valid UTF-8, as every protobuf string must be`, at);
+}
+
 /**
  * The last well-formed `urn` of a request whose decoding failed, read as far
- * as its bytes allow, to name the resource in the error; "" when there is none.
+ * as its bytes allow, to name the resource in the error; "" when there is none
+ * (a URN that is not valid UTF-8 names nothing).
  */
 function urnOf(type: protobuf.Type, bytes: Buffer): string {
   const field = type.fields.urn;
-  return field ? lastStringField(bytes, 0, bytes.length, field.id) : "";
+  return field ? lastStringField(bytes, 0, bytes.length, field.id, true) : "";
 }

@@ -22,6 +22,12 @@ export interface CallInfo {
   /** Aborted when the engine cancels the call or the operation's timeout passes. */
   signal: CallSignal;
   /**
+   * The plaintexts the request and the stack config mark secret
+   * (./redaction.ts), to keep out of anything an adapter prints for this
+   * call; worked out on each call, so read it only when printing.
+   */
+  secrets: () => readonly string[];
+  /**
    * The request field a `props` argument came from, for messages naming it:
    * "properties" when unset; Read of a resource by id reads "inputs".
    */

@@ -6,7 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { DynamicCore } from "./core.js";
 import { engineLog } from "./engine-log.js";
-import { checkBag, MAX_VALUE_DEPTH, quoteKey } from "./bag-check.js";
+import { checkBag, LIST_LEVEL_COST, MAX_VALUE_DEPTH, quoteKey, type TooDeep } from "./bag-check.js";
 import { BadRequestError, NotImplementedError } from "./errors.js";
 import { redactingUnary, refusedStream } from "./grpc-adapter.js";
 import type { Mode } from "./modes.js";
@@ -91,7 +91,7 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
   // Every answer's error text is kept free of the secrets the requests and the config mark.
   const redaction = new Redaction();
   const unary = redactingUnary(redaction);
-  const bags = bagReader(opts.runtime.bags, MAX_VALUE_DEPTH[mode.language]);
+  const bags = bagReader(opts.runtime.bags, MAX_VALUE_DEPTH[mode.language], LIST_LEVEL_COST[mode.language], redaction);
   const refuse = (rpc: string) =>
     unary(rpc, () => {
       throw new NotImplementedError(mode.unimplemented(rpc));
@@ -140,14 +140,17 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
  * Reads a request's named Struct fields as the runtime wants them, and the
  * identity fields the core reads. Each bag is checked first (bag-check.ts),
  * before anything recurses through it or trusts its wire format: one nested
- * deeper than the mode's MAX_VALUE_DEPTH, or malformed, is a bad request
- * naming the method, the resource, the bag and the property. Then it is
- * wrapped as an EncodedStruct, or decoded. Unset bags stay undefined.
+ * deeper than the mode's MAX_VALUE_DEPTH (lists weighed by LIST_LEVEL_COST),
+ * or malformed, is a bad request naming the method, the resource, the bag and
+ * the property. Then it is
+ * wrapped as an EncodedStruct, or decoded. Unset bags stay undefined. The
+ * request's secrets (`redaction`) go with it, for what an adapter prints.
  */
-function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number) {
+function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: number, redaction: Redaction) {
   return (rpc: string, req: Record<string, any>, ...names: string[]): any => {
     const urn = req.urn ?? "";
-    const out: Record<string, unknown> = { urn, type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0 };
+    const secrets = () => redaction.secretsFor(rpc, req);
+    const out: Record<string, unknown> = { urn, type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0, secrets };
     for (const n of names) {
       // Set on the wire = an own property; unset ones fall to the prototype's default.
       const v = Object.prototype.hasOwnProperty.call(req, n) ? req[n] : undefined;
@@ -157,14 +160,8 @@ function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number) {
       }
       const where = `${rpc} ${urn || "(no urn)"}: the request's ${n}`;
       try {
-        const deep = checkBag(v, maxDepth);
-        if (deep) {
-          const what = deep.key === undefined ? "has an unknown field" : `has property ${quoteKey(deep.key)}`;
-          throw new BadRequestError(
-            `${where} ${what} nested ${deep.depth} levels deep; values nested more than ${maxDepth} levels ` +
-              `(objects and lists within one another) are refused before any provider code sees them`,
-          );
-        }
+        const deep = checkBag(v, maxDepth, listCost);
+        if (deep) throw new BadRequestError(`${where} ${tooDeep(deep, maxDepth, listCost)}`);
         const bag = new EncodedStruct(v);
         out[n] = wanted === "decoded" ? decodeStruct(bag) : bag;
       } catch (e) {
@@ -175,6 +172,19 @@ function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number) {
     }
     return out;
   };
+}
+
+/** What is wrong with a value nested past the limit, in words. */
+function tooDeep(deep: TooDeep, maxDepth: number, listCost: number): string {
+  const what = deep.key === undefined ? "has an unknown field" : `has property ${quoteKey(deep.key)}`;
+  const refused = "are refused before any provider code sees them";
+  if (listCost === 1 || deep.lists === 0) {
+    return `${what} nested ${deep.depth} levels deep; values nested more than ${maxDepth} levels (objects and lists within one another) ${refused}`;
+  }
+  return (
+    `${what} nested ${deep.depth} levels deep, ${deep.lists} of them lists; values nested more than ${maxDepth} levels ` +
+    `(objects and lists within one another, a level of lists counting as ${listCost}: the Python SDK recurses deeper through lists) ${refused}`
+  );
 }
 
 /** Binds 127.0.0.1:0 and resolves the port once the server is listening. */

@@ -8,7 +8,13 @@
 // Protobuf's rules, as this cursor applies them: wire types 0, 1, 2 and 5 are
 // values; 3 starts a group that runs to the matching 4 (groups are obsolete but
 // valid, and every decoder skips an unknown one); 6 and 7 do not exist; field
-// number 0 does not exist; a tag or length runs at most 10 bytes.
+// numbers run from 1 to 2^29 - 1 (a number outside them is no field, and
+// decoders refuse the message, as Go's protowire does); a tag or length runs
+// at most 10 bytes. A proto3 string holds valid UTF-8 (isUtf8Text): Go's
+// protobuf and upb refuse a message whose string does not; protobufjs and
+// google-protobuf (JS) would replace the bad bytes without a word.
+
+import { isUtf8 } from "node:buffer";
 
 /** The bytes break the wire format; `offset` is where reading failed. */
 export class WireFormatError extends Error {
@@ -28,12 +34,22 @@ export const WIRE_START_GROUP = 3;
 export const WIRE_END_GROUP = 4;
 export const WIRE_FIXED32 = 5;
 
+/** Protobuf's largest field number. */
+export const MAX_FIELD_NUMBER = 2 ** 29 - 1;
+
 const WIRE_TYPE_NAMES = ["varint", "64-bit", "length-delimited", "start group", "end group", "32-bit"];
 
 /** "wire type 2 (length-delimited)", for messages that say what was found or expected. */
 export function describeWireType(wireType: number): string {
   const name = WIRE_TYPE_NAMES[wireType];
   return name === undefined ? `wire type ${wireType}` : `wire type ${wireType} (${name})`;
+}
+
+/** What is wrong with a field number outside 1 … MAX_FIELD_NUMBER. */
+function fieldNumberProblem(field: bigint): string {
+  return field === 0n
+    ? "field number 0 (field numbers start at 1)"
+    : `field number ${field}, past protobuf's largest (${MAX_FIELD_NUMBER}): no message has such a field`;
 }
 
 /**
@@ -65,13 +81,23 @@ export class WireCursor {
     throw new WireFormatError("a varint is longer than 10 bytes", at);
   }
 
-  /** A field's tag, checked: a field number of at least 1 and a wire type that exists. */
+  /** A field's tag, checked: a field number from 1 to MAX_FIELD_NUMBER and a wire type that exists. */
   tag(): number {
     const at = this.pos;
     const tag = this.varint();
-    if (tag > 0xffffffff || tag >>> 3 === 0) throw new WireFormatError(`field tag ${tag}`, at);
+    if (tag > 0xffffffff || tag >>> 3 === 0) throw new WireFormatError(fieldNumberProblem(this.exactVarint(at) >> 3n), at);
     if ((tag & 7) > WIRE_FIXED32) throw new WireFormatError(`wire type ${tag & 7}`, at);
     return tag;
+  }
+
+  /** The varint at `at` (already read once) to the bit, for a message: varint() is exact only to 2^53. */
+  private exactVarint(at: number): bigint {
+    let result = 0n;
+    for (let i = 0, pos = at; i < 10 && pos < this.end; i++, pos++) {
+      result |= BigInt(this.buf[pos] & 0x7f) << BigInt(7 * i);
+      if ((this.buf[pos] & 0x80) === 0) break;
+    }
+    return result;
   }
 
   /** A length-delimited field's [start, end); the cursor moves past it. */
@@ -101,7 +127,7 @@ export class WireCursor {
    */
   skip(tag: number): void {
     const at = this.pos;
-    if (tag > 0xffffffff || tag >>> 3 === 0) throw new WireFormatError(`field tag ${tag}`, at);
+    if (tag > 0xffffffff || tag >>> 3 === 0) throw new WireFormatError(fieldNumberProblem(BigInt(Math.floor(tag / 8))), at);
     switch (tag & 7) {
       case WIRE_VARINT:
         this.varint();
@@ -151,11 +177,50 @@ export class WireCursor {
 }
 
 /**
+ * Whether bytes [start, end) are valid UTF-8 (no overlong forms, surrogates
+ * or code points past U+10FFFF), as a proto3 string must be. Short text,
+ * nearly every key and most values, is checked here (a native call costs more
+ * than reading a few bytes); long text by Node's isUtf8.
+ */
+export function isUtf8Text(bytes: Buffer, start: number, end: number): boolean {
+  if (end - start > 64) return isUtf8(bytes.subarray(start, end));
+  let i = start;
+  while (i < end) {
+    const b = bytes[i];
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // The second byte's range depends on the first (RFC 3629's table); later ones are 80..BF.
+    let n: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) n = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      n = 2;
+      if (b === 0xe0) lo = 0xa0;
+      else if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      n = 3;
+      if (b === 0xf0) lo = 0x90;
+      else if (b === 0xf4) hi = 0x8f;
+    } else return false;
+    if (i + n >= end) return false;
+    const second = bytes[i + 1];
+    if (second < lo || second > hi) return false;
+    for (let k = 2; k <= n; k++) if ((bytes[i + k] & 0xc0) !== 0x80) return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+/**
  * The last well-formed string of field `id` in bytes [start, end), read as far
  * as they allow (for naming a key or a URN in the error about bytes that did
- * not decode); "" when there is none.
+ * not decode); "" when there is none. With `validOnly`, a string that is not
+ * valid UTF-8 does not count.
  */
-export function lastStringField(bytes: Buffer, start: number, end: number, id: number): string {
+export function lastStringField(bytes: Buffer, start: number, end: number, id: number, validOnly = false): string {
   let value = "";
   const cursor = new WireCursor(bytes, start, end);
   try {
@@ -163,7 +228,7 @@ export function lastStringField(bytes: Buffer, start: number, end: number, id: n
       const tag = cursor.tag();
       if (tag === ((id << 3) | WIRE_LEN)) {
         const [from, to] = cursor.delimited();
-        value = bytes.toString("utf8", from, to);
+        if (!validOnly || isUtf8Text(bytes, from, to)) value = bytes.toString("utf8", from, to);
       } else {
         cursor.skip(tag);
       }

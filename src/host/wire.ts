@@ -193,14 +193,26 @@ function sameFields(a: Record<string, WireValue>, b: Record<string, WireValue>, 
 // ---------------------------------------------------------------------------
 // Wire -> JavaScript, as google-protobuf's toJavaScript: object keys sorted
 // (its map iterates in sorted key order), nulls kept, numbers as doubles, every
-// sentinel left as the string or object it is on the wire.
+// sentinel left as the string or object it is on the wire. One deliberate
+// difference: a key named `__proto__` becomes an own property of its object,
+// where google-protobuf's assignment sets the object's prototype instead (or
+// does nothing), losing the key and its value (docs/parity.md).
 
 export function structToJs(s: AnyStruct | null | undefined): Record<string, unknown> {
   const result: Record<string, unknown> = {};
   const fields = structFields(s);
   const keys = Object.keys(fields).sort();
-  for (const k of keys) result[k] = valueToJs(fields[k]);
+  for (const k of keys) setOwn(result, k, valueToJs(fields[k]));
   return result;
+}
+
+/**
+ * `o[k] = v` as an own, enumerable, writable property, whatever `k` is: for
+ * `__proto__`, assignment would call Object.prototype's setter instead.
+ */
+export function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === "__proto__") Object.defineProperty(o, k, { value: v, writable: true, enumerable: true, configurable: true });
+  else o[k] = v;
 }
 
 export function valueToJs(v: WireValue): unknown {

@@ -96,6 +96,11 @@ export class ProviderLoader {
   }
 
   private evaluate(text: string): NodeProvider {
+    if (text.trim() === "") {
+      // Evaluated, it would fail as a text that exports no handler, naming neither __provider nor what is wrong with it.
+      const what = text === "" ? "an empty string" : "only whitespace";
+      throw new ProviderLoadError(`its __provider is ${what}, not the text @pulumi/pulumi's dynamic.Resource writes`, undefined);
+    }
     const name = `pulumi-dynamic-provider/${createHash("sha256").update(text).digest("hex").slice(0, 12)}.js`;
     let fn: Function;
     try {

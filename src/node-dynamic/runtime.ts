@@ -5,6 +5,7 @@
 // deliberately differ, docs/parity.md says so and a test shows it.
 import * as grpc from "@grpc/grpc-js";
 import { BadRequestError, ProviderResultError, UserOperationError } from "../host/errors.js";
+import { redact } from "../host/redaction.js";
 import type {
   Bag,
   CallInfo,
@@ -23,6 +24,7 @@ import {
   UnsetValueError,
   ValueTooDeepError,
   jsToStruct,
+  setOwn,
   structToJs,
   unsetValuePath,
   unsetValueProblem,
@@ -54,7 +56,7 @@ export class NodeRuntime implements DynamicRuntime {
     }
     for (const [k, v] of Object.entries(values)) {
       if (k === PROVIDER_KEY) continue;
-      config[k] = unwrapSecret(v);
+      setOwn(config, k, unwrapSecret(v));
     }
     this.loader.setConfig(config);
   }
@@ -66,7 +68,7 @@ export class NodeRuntime implements DynamicRuntime {
       const provider = await this.provider(call, source);
       let inputs: any = news;
       let failures: any = [];
-      if (provider.check) {
+      if (has(call, provider, "check")) {
         const result = expectObject(call, "check", await (provider as Obj).check(olds, news));
         if (result.inputs) inputs = result.inputs;
         if (result.failures) failures = result.failures;
@@ -84,7 +86,7 @@ export class NodeRuntime implements DynamicRuntime {
       const olds = requestBag(call, "olds", oldsBag);
       const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, source);
-      if (!provider.diff) return { changes: "unknown", replaces: [], deleteBeforeReplace: false, byDefault: true };
+      if (!has(call, provider, "diff")) return { changes: "unknown", replaces: [], deleteBeforeReplace: false, byDefault: true };
       const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news));
       return {
         changes: result.changes === true ? "some" : result.changes === false ? "none" : "unknown",
@@ -98,6 +100,8 @@ export class NodeRuntime implements DynamicRuntime {
     return this.failing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, source);
+      // Called whatever it is, as upstream: without one, V8's own `provider.create is not a function`.
+      has(call, provider, "create");
       const result = expectObject(call, "create", await (provider as Obj).create(props));
       const outs = withProvider(result.outs || {}, props);
       return { id: createdId(call, result.id), outs: toStruct(call, "create", "outs", outs) };
@@ -109,7 +113,7 @@ export class NodeRuntime implements DynamicRuntime {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, source);
       // Without a read method the state goes back exactly as it came.
-      if (!provider.read) return { id, outs: propsBag ?? { fields: {} } };
+      if (!has(call, provider, "read")) return { id, outs: propsBag ?? { fields: {} } };
       const result = expectObject(call, "read", await (provider as Obj).read(id, props));
       const outs = withProvider(result.props || {}, props);
       const outcome: ReadOutcome = { id: wireString(result.id), outs: toStruct(call, "read", "props", outs) };
@@ -127,7 +131,7 @@ export class NodeRuntime implements DynamicRuntime {
       const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, source);
       // Without update the core keeps the old outputs (the reference keeps only {__provider}: docs/parity.md).
-      if (!provider.update) return {};
+      if (!has(call, provider, "update")) return {};
       const result: Obj = (await (provider as Obj).update(id, olds, news)) || {};
       const outs = withProvider(result.outs || {}, news);
       return { outs: toStruct(call, "update", "outs", outs) };
@@ -138,7 +142,7 @@ export class NodeRuntime implements DynamicRuntime {
     return this.echoing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, source);
-      if (provider.delete) await (provider as Obj).delete(id, props);
+      if (has(call, provider, "delete")) await (provider as Obj).delete(id, props);
     });
   }
 
@@ -179,7 +183,8 @@ export class NodeRuntime implements DynamicRuntime {
 
   /**
    * Check, Diff, Read and Delete: a user error is printed to stderr as
-   * `${e}: ${e.stack}` and answered the way grpc-js answers a thrown value.
+   * `${e}: ${e.stack}` (the secrets the request marks replaced, as in the
+   * answer) and answered the way grpc-js answers a thrown value.
    */
   private async echoing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
     try {
@@ -187,7 +192,7 @@ export class NodeRuntime implements DynamicRuntime {
     } catch (e) {
       if (isHostError(e)) throw e;
       const err = e as any;
-      console.error(`${describeThrown(err)}: ${err?.stack}`);
+      console.error(redact(`${describeThrown(err)}: ${err?.stack}`, call.secrets()));
       throw grpcJsStatus(err);
     }
   }
@@ -279,6 +284,33 @@ function describeThrown(err: unknown): string {
 /** A string field as the Node reference serializes it: a non-string or empty value becomes "". */
 function wireString(v: unknown): string {
   return typeof v === "string" ? v : "";
+}
+
+/**
+ * Whether the provider has the method `name`: as upstream, a falsy member is
+ * none (the default applies). A member that is there but no function is
+ * refused naming it, where calling it would throw V8's `provider.check is not
+ * a function`, naming neither the resource nor what the member is.
+ */
+function has(call: CallInfo, provider: NodeProvider, name: string): boolean {
+  const member: unknown = (provider as Obj)[name];
+  if (!member) return false;
+  if (typeof member === "function") return true;
+  throw new ProviderResultError(
+    `${call.operation} ${call.urn}: the dynamic provider's ${name} is ${describeMember(member)}, not a function; ` +
+      `a dynamic provider's methods must be functions (or left out)`,
+  );
+}
+
+function describeMember(v: unknown): string {
+  if (Array.isArray(v)) return "a list";
+  switch (typeof v) {
+    case "number": return `a number (${v})`;
+    case "string": return `a string (${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)})`;
+    case "boolean": return String(v);
+    case "object": return "an object";
+    default: return `a ${typeof v}`;
+  }
 }
 
 function expectObject(call: CallInfo, method: string, result: unknown): Obj {

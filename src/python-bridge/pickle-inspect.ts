@@ -119,7 +119,7 @@ export function inspectPayload(text: string): Inspection {
     },
   });
   try {
-    root = parser.parse(bytes);
+    root = quietly(() => parser.parse(bytes));
   } catch (e) {
     facts.parseError = e instanceof Error ? e.message : String(e);
   }
@@ -132,6 +132,22 @@ export function inspectPayload(text: string): Inspection {
   if (typeof held === "string") facts.heldReference = held;
   if (codeArity !== undefined) facts.code = codeOrigin(codeArity, lnotabFirst, facts.protocol);
   return { ok: true, facts };
+}
+
+/**
+ * Runs `parse` with console.warn silenced: pickleparser warns on the console
+ * (the host's stderr, which the engine shows the user) when a 64-bit length
+ * is past 2^53, as a damaged pickle's can be. The parse is synchronous, so
+ * nothing else runs while the warning is off.
+ */
+function quietly<T>(parse: () => T): T {
+  const warn = console.warn;
+  console.warn = () => undefined;
+  try {
+    return parse();
+  } finally {
+    console.warn = warn;
+  }
 }
 
 function providerClassOf(root: unknown): ProviderClass | undefined {

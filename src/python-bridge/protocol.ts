@@ -70,6 +70,8 @@ export const ErrorCodes = {
   Cancelled: -32002,
   /** A request bag holds a Value with no kind set: `data` is unsetValueData. */
   UnsetValue: -32003,
+  /** The SDK refused to deserialize a value of a request bag: `data` is badValueData. */
+  BadValue: -32004,
 } as const;
 
 const kindSchema: Record<FieldKind, z.ZodType> = {
@@ -115,13 +117,20 @@ export const userErrorData = z
   })
   .strict();
 
+/** A path below a request bag: keys and list indexes. */
+const valuePath = z.array(z.union([z.string(), z.number().int()]));
+
 /**
  * Where the worker found a Value with no kind set: the request param (props,
  * olds, news, args) and the path below it, keys and list indexes.
  */
-export const unsetValueData = z
-  .object({ field: z.string(), path: z.array(z.union([z.string(), z.number().int()])) })
-  .strict();
+export const unsetValueData = z.object({ field: z.string(), path: valuePath }).strict();
+
+/**
+ * Where the SDK refused a value of a request bag (the innermost value it
+ * refuses on its own), and what it raised.
+ */
+export const badValueData = z.object({ field: z.string(), path: valuePath, type: z.string(), message: z.string() }).strict();
 
 const id = z.number().int();
 

@@ -21,7 +21,7 @@ import { EncodedStruct, StructBytesError } from "../host/struct-bytes.js";
 import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire.js";
 import { ChannelBrokenError, RpcError } from "./connection.js";
 import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.js";
-import { ErrorCodes, unsetValueData, userErrorData, type Method } from "./protocol.js";
+import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } from "./protocol.js";
 import type { WorkerPool } from "./pool.js";
 
 /** A bag of the worker's answer, passed on as the bytes it is; its top level is checked here. */
@@ -53,6 +53,31 @@ function loadFailure(call: CallInfo, facts: PickleFacts | undefined, data: z.inf
   return new UserOperationError(data.grpcCode, data.details ? `${details}\n\n${data.details}` : details);
 }
 
+/**
+ * A request value the worker's SDK refused (a Value with no kind set, or one
+ * it cannot deserialize) as the bad request it is, after `subject` ("Create
+ * <urn>"), naming the bag and the path; undefined for any other error. The
+ * worker calls the props bag `props`: it is named as the request names it.
+ */
+function requestValueError(subject: string, propsField: string, e: RpcError): BadRequestError | undefined {
+  const bag = (field: string) => (field === "props" ? propsField : field);
+  if (e.code === ErrorCodes.UnsetValue) {
+    const data = unsetValueData.safeParse(e.data);
+    if (data.success) return new BadRequestError(`${subject}: ${unsetValueProblem(bag(data.data.field), propertyPath(data.data.path))}`);
+  }
+  if (e.code === ErrorCodes.BadValue) {
+    const data = badValueData.safeParse(e.data);
+    if (data.success) {
+      const { field, path, type, message } = data.data;
+      const where = `${bag(field)}${propertyPath(path)}`;
+      return new BadRequestError(
+        `${subject}: the request's ${bag(field)} holds a value the pulumi Python SDK cannot deserialize, at ${where}: ${type}: ${message}`,
+      );
+    }
+  }
+  return undefined;
+}
+
 /** The helper's class, as a pickle of its object names it (python-stub/helper/pulumi_dynamic_host/reference.py). */
 const HELPER_CLASS = { module: "pulumi_dynamic_host.reference", name: "ProviderReference" };
 
@@ -77,9 +102,7 @@ export class PythonRuntime implements DynamicRuntime {
     try {
       await this.pool.configure(encodeStruct(args));
     } catch (e) {
-      const data = e instanceof RpcError && e.code === ErrorCodes.UnsetValue ? unsetValueData.safeParse(e.data) : undefined;
-      if (data?.success) throw new BadRequestError(`Configure: ${unsetValueProblem("args", propertyPath(data.data.path))}`);
-      throw e;
+      throw (e instanceof RpcError && requestValueError("Configure", "args", e)) || e;
     }
   }
 
@@ -220,13 +243,8 @@ export class PythonRuntime implements DynamicRuntime {
           if (data.success && e.code === ErrorCodes.LoadError) throw loadFailure(call, facts, data.data);
           if (data.success) throw new UserOperationError(data.data.grpcCode, data.data.details);
         }
-        if (e.code === ErrorCodes.UnsetValue) {
-          const data = unsetValueData.safeParse(e.data);
-          if (data.success) {
-            const field = data.data.field === "props" ? (call.propsField ?? "properties") : data.data.field;
-            throw new BadRequestError(`${call.operation} ${call.urn || "(no urn)"}: ${unsetValueProblem(field, propertyPath(data.data.path))}`);
-          }
-        }
+        const refused = requestValueError(`${call.operation} ${call.urn || "(no urn)"}`, call.propsField ?? "properties", e);
+        if (refused) throw refused;
         if (e.code === ErrorCodes.Cancelled) throw new CancelledError(`${call.operation} ${call.urn}: ${e.message}`);
         throw new ChannelBrokenError(`${call.operation} ${call.urn}: the Python worker refused the request (${e.code}): ${e.message}`);
       }

@@ -11,7 +11,7 @@ import { canonStruct } from "./proto-bytes.js";
 import { Rng, caseSeeds, fuzzSettings } from "./random.js";
 import { encodeRequest, type RequestSpec } from "./requests.js";
 import { SCHEDULE } from "./suite.js";
-import { encodeStruct, encodeValue, num, obj, str, type FStruct } from "./values.js";
+import { depthOf, encodeStruct, encodeValue, num, obj, str, weightedDepth, type FStruct } from "./values.js";
 
 const payloads = { good: "exports.handler = __f0;", other: "gAJLBS4=" };
 
@@ -57,6 +57,17 @@ describe("fuzz machinery", function () {
     // The iterative deep encoding equals the nested one it stands for.
     const nested = obj([["d", { k: "list", v: [obj([["d", str("leaf")]])] }]]);
     expect(encodeValue({ k: "deep", depth: 3, via: "mixed", leaf: str("leaf") })).to.deep.equal(encodeValue(nested));
+  });
+
+  it("weighs a level of lists as asked, along the costliest path", function () {
+    const deep = (depth: number, via: "struct" | "list" | "mixed", leaf = num(1)) => ({ k: "deep", depth, via, leaf }) as const;
+    expect([weightedDepth(deep(327, "list"), 1.5), weightedDepth(deep(392, "mixed"), 1.5), weightedDepth(deep(393, "mixed"), 1.5)]).to.deep.equal([490.5, 490, 491]);
+    expect(weightedDepth(deep(10, "struct", obj([["a", num(1)]])), 1.5)).to.equal(11);
+    // Two paths: 4 objects, or 3 lists (4.5 at 1.5, 3 at 1).
+    const two = obj([["a", obj([["b", obj([["c", obj([])]])]])], ["l", { k: "list", v: [{ k: "list", v: [] }] }]]);
+    expect([weightedDepth(two, 1.5), weightedDepth(two, 1), depthOf(two)]).to.deep.equal([4, 4, 4]);
+    const lists = obj([["l", { k: "list", v: [{ k: "list", v: [{ k: "list", v: [] }] }] }]]);
+    expect([weightedDepth(lists, 1.5), depthOf(lists)]).to.deep.equal([5.5, 4]);
   });
 
   it("a seed makes the same case, bytes for bytes, every time", function () {

@@ -17,11 +17,15 @@ export function varint(n: number | bigint): Buffer {
   return Buffer.from(out);
 }
 
-export const tag = (field: number, wireType: number): Buffer => varint((field << 3) | wireType);
+/** Protobuf's largest field number. */
+export const MAX_FIELD_NUMBER = 2 ** 29 - 1;
+
+/** A field's tag; any field number, even one past MAX_FIELD_NUMBER (in BigInt arithmetic: `<< 3` would wrap at 32 bits). */
+export const tag = (field: number | bigint, wireType: number): Buffer => varint((BigInt(field) << 3n) | BigInt(wireType));
 
 export const bytesField = (field: number, body: Buffer): Buffer => Buffer.concat([tag(field, WIRE.bytes), varint(body.length), body]);
 export const stringField = (field: number, s: string): Buffer => bytesField(field, Buffer.from(s, "utf8"));
-export const varintField = (field: number, n: number | bigint): Buffer => Buffer.concat([tag(field, WIRE.varint), varint(n)]);
+export const varintField = (field: number | bigint, n: number | bigint): Buffer => Buffer.concat([tag(field, WIRE.varint), varint(n)]);
 
 export function doubleField(field: number, x: number): Buffer {
   const b = Buffer.alloc(8);

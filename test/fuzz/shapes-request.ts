@@ -2,10 +2,11 @@
 // odd URNs, ids and types, a bag left out, odd timeouts; and the ones no stub
 // would send: a Value with no kind, fields with the wrong wire type, unknown
 // fields, truncated or random bytes, invalid UTF-8, impossible lengths.
+import { isUtf8 } from "node:buffer";
 import { buried, randomStruct } from "./adversarial.js";
 import { pickResourceRpc, resourceRequest, urnFor, type Draft, type ModeInfo, type Shape } from "./cases.js";
 import { CODE } from "./limits.js";
-import { bytesField, doubleField, tag, varint, varintField, STRUCT, VALUE, WIRE } from "./proto-bytes.js";
+import { bytesField, doubleField, MAX_FIELD_NUMBER, tag, varint, varintField, STRUCT, VALUE, WIRE } from "./proto-bytes.js";
 import type { Rng } from "./random.js";
 import { FIELDS, PROVIDER_BAG, encodeRequest, fuzzUrn, type RequestSpec, type ResourceRpc } from "./requests.js";
 import { encodeStruct, encodeValue, num, str, type FStruct, type FValue } from "./values.js";
@@ -102,19 +103,37 @@ export const FIELD_SHAPES: Shape[] = [
   },
 ];
 
-/** A field of `method` sent with a wire type it does not have, to be skipped as protobuf decoders skip it. */
-function wrongWireType(rng: Rng, method: ResourceRpc): Buffer {
+/** Protobuf's names of the wire types, as a refusal names them. */
+const WIRE_TYPE_NAMES: Record<number, string> = { [WIRE.varint]: "varint", [WIRE.fixed64]: "64-bit", [WIRE.fixed32]: "32-bit" };
+
+/**
+ * A field of `method` sent with a wire type it does not have, and the text
+ * its refusal must hold: the request type, the field, its number and the wire
+ * type it came with (a decoder that read it by its declared type instead would
+ * make up a value from the bytes that follow).
+ */
+function wrongWireType(rng: Rng, method: ResourceRpc): { bytes: Buffer; names: RegExp } {
   const numbers = FIELDS[method]!;
   const field = rng.pick(["urn", PROVIDER_BAG[method], ...(numbers.id ? ["id"] : [])] as const);
   const no = numbers[field as keyof typeof numbers]!;
   const wt = rng.pick([WIRE.varint, WIRE.fixed64, WIRE.fixed32]);
   const body = wt === WIRE.varint ? varint(rng.int(1, 2 ** 30)) : rng.bytes(wt === WIRE.fixed64 ? 8 : 4);
-  return Buffer.concat([tag(no, wt), body]);
+  const names = new RegExp(`${method}Request\\.${field} \\(field ${no}\\) has wire type ${wt} \\(${WIRE_TYPE_NAMES[wt]}\\)`);
+  return { bytes: Buffer.concat([tag(no, wt), body]), names };
 }
 
+/** Fields no request type defines, each of a valid number (up to protobuf's largest, 2^29 - 1) and wire type: every decoder skips them. */
 const UNKNOWN_FIELDS = (rng: Rng): Buffer =>
-  Buffer.concat([varintField(rng.pick([99, 1000, 2 ** 29 - 1]), rng.int(0, 1e6)), doubleField(98, rng.next()), bytesField(97, rng.bytes(rng.int(0, 40))), Buffer.concat([tag(96, WIRE.fixed32), rng.bytes(4)])]);
+  Buffer.concat([varintField(rng.pick([99, 1000, MAX_FIELD_NUMBER]), rng.int(0, 1e6)), doubleField(98, rng.next()), bytesField(97, rng.bytes(rng.int(0, 40))), Buffer.concat([tag(96, WIRE.fixed32), rng.bytes(4)])]);
 
+/**
+ * Field numbers past protobuf's largest: no message can have them, and
+ * decoders refuse the message (Go's protowire: "invalid field number"), so the
+ * host must too, naming the number. 2^61 - 1 is the largest a 10-byte tag holds.
+ */
+const PAST_MAX_FIELD_NUMBERS = [MAX_FIELD_NUMBER + 1, 2 ** 32, 2n ** 61n - 1n] as const;
+
+/** Bytes that are not UTF-8 (two invalid bytes, a character cut short, a surrogate), and one that is, though odd (a NUL). */
 const BAD_UTF8 = [Buffer.from([0xff, 0xfe]), Buffer.from([0xc3]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from("ok\u0000", "utf8")];
 
 export const WIRE_SHAPES: Shape[] = [
@@ -125,7 +144,9 @@ export const WIRE_SHAPES: Shape[] = [
       const method = pickResourceRpc(rng);
       const urn = urnFor(m, rng);
       const fields: FStruct = [["u", buried(rng, { k: "unset" }, rng.int(0, 3))], ...randomStruct(rng, 2, 2, 0)];
-      return { method, urn, request: resourceRequest(method, urn, fields), expect: "error", mentions: [new RegExp(PROVIDER_BAG[method])], onlyCodes: [CODE.INVALID_ARGUMENT], note: "a Value with no kind" };
+      // The text must name the bag and the property the Value is in: Diff and Update send the bag as olds too, so either.
+      const bags = method === "Diff" || method === "Update" ? "olds|news" : PROVIDER_BAG[method];
+      return { method, urn, request: resourceRequest(method, urn, fields), expect: "error", mentions: [new RegExp(`(${bags})\\.u\\b`)], onlyCodes: [CODE.INVALID_ARGUMENT], note: "a Value with no kind" };
     },
   },
   {
@@ -133,13 +154,11 @@ export const WIRE_SHAPES: Shape[] = [
     weight: 3,
     make: (rng, m) => {
       const method = pickResourceRpc(rng);
-      const r = rng.fork("prefix");
-      // No __provider in the bag: the answer is an error that must name the URN sent, not what the bad field held.
-      const draft = changed(rng, m, "a field with the wrong wire type before the good ones", (s) => {
-        s.prefix = wrongWireType(r, method);
-        s.bags![PROVIDER_BAG[method]] = randomStruct(r, 2, 2, 0);
-      }, { method, expect: "error", mentions: [/__provider/] });
-      return draft;
+      const wrong = wrongWireType(rng.fork("prefix"), method);
+      // The rest of the request is good: the answer must be the refusal of the bad field, naming it and the URN sent.
+      return changed(rng, m, "a field with the wrong wire type before the good ones", (s) => (s.prefix = wrong.bytes), {
+        method, expect: "error", onlyCodes: [CODE.INVALID_ARGUMENT], mentions: [wrong.names],
+      });
     },
   },
   {
@@ -148,10 +167,16 @@ export const WIRE_SHAPES: Shape[] = [
     make: (rng, m) => {
       const r = rng.fork("unknown");
       const inner: FValue = { k: "raw", b: Buffer.concat([encodeValue(num(1)), varintField(9, 7)]) };
-      return changed(rng, m, "unknown fields in the request and in a Value", (s, method) => {
-        s.extra = UNKNOWN_FIELDS(r);
+      const fields = UNKNOWN_FIELDS(r);
+      // Now and then one more whose number no message can have.
+      const past = r.chance(0.25) ? r.pick(PAST_MAX_FIELD_NUMBERS) : undefined;
+      const extra = past === undefined ? fields : Buffer.concat([fields, varintField(past, 1)]);
+      const draft = changed(rng, m, past === undefined ? "unknown fields in the request and in a Value" : `a field number past the largest, ${past}`, (s, method) => {
+        s.extra = extra;
         (s.bags![PROVIDER_BAG[method]] as FStruct).push(["withUnknown", inner]);
       }, { expect: "ok" });
+      if (past === undefined) return draft;
+      return { ...draft, expect: "error", onlyCodes: [CODE.INVALID_ARGUMENT], mentions: [new RegExp(`field number ${past}\\b`)] };
     },
   },
   {
@@ -177,9 +202,11 @@ export const WIRE_SHAPES: Shape[] = [
     name: "wire.bad-utf8",
     weight: 2,
     make: (rng, m) => {
-      const bad = Buffer.concat([Buffer.from("x"), rng.pick(BAD_UTF8), Buffer.from("y")]);
+      const odd = rng.pick(BAD_UTF8);
+      const bad = Buffer.concat([Buffer.from("x"), odd, Buffer.from("y")]);
       const where = rng.pick(["urn", "key", "value", "__provider"] as const);
-      return changed(rng, m, `invalid UTF-8 in the ${where}`, (s, method) => {
+      const method = pickResourceRpc(rng);
+      const draft = changed(rng, m, `invalid UTF-8 in the ${where}`, (s) => {
         const numbers = FIELDS[method]!;
         if (where === "urn") {
           delete s.urn;
@@ -188,10 +215,19 @@ export const WIRE_SHAPES: Shape[] = [
         }
         const bag = s.bags![PROVIDER_BAG[method]] as FStruct;
         const entry = (key: Buffer, value: Buffer) => bytesField(STRUCT.fields, Buffer.concat([bytesField(STRUCT.key, key), bytesField(STRUCT.value, value)]));
-        const odd =
+        const oddEntry =
           where === "key" ? entry(bad, encodeValue(str("v"))) : entry(Buffer.from(where === "value" ? "bad" : "__provider"), bytesField(VALUE.string, bad));
-        s.bags![PROVIDER_BAG[method]] = Buffer.concat([encodeStruct(where === "__provider" ? bag.filter(([k]) => k !== "__provider") : bag), odd]);
-      }, where === "urn" ? { urn: undefined } : {});
+        s.bags![PROVIDER_BAG[method]] = Buffer.concat([encodeStruct(where === "__provider" ? bag.filter(([k]) => k !== "__provider") : bag), oddEntry]);
+      }, { method, ...(where === "urn" ? { urn: undefined } : {}) });
+      if (isUtf8(odd)) return draft;
+      // Proto3 strings are UTF-8: refused, naming the field (and the property), never replaced or misread.
+      const field = {
+        urn: `${method}Request\\.urn \\(field ${FIELDS[method]!.urn}\\)`,
+        key: "the key of an entry \\(field 1\\)",
+        value: 'in property "bad": the string_value of a Value \\(field 3\\)',
+        __provider: 'in property "__provider": the string_value of a Value \\(field 3\\)',
+      }[where];
+      return { ...draft, expect: "error", onlyCodes: [CODE.INVALID_ARGUMENT], mentions: [new RegExp(`${field} is not valid UTF-8`)] };
     },
   },
   {

@@ -3,9 +3,9 @@
 // places, and the provider's own errors carrying secrets or megabytes of text.
 import { buried, oddKey, ODD_NUMBERS, plainData, randomStruct, randomValue, secretValue, sentinelValue } from "./adversarial.js";
 import { pickResourceRpc, resourceRequest, urnFor, type Draft, type ModeInfo, type Shape } from "./cases.js";
-import { ACCEPTED_DEPTH } from "./limits.js";
+import { CODE, LIST_LEVEL_COST, MAX_DEPTH } from "./limits.js";
 import type { Rng } from "./random.js";
-import { list, num, obj, str, type FStruct, type FValue } from "./values.js";
+import { depthOf, list, num, obj, str, weightedDepth, type FStruct, type FValue } from "./values.js";
 
 /** A case sending `fields` to the good provider; it must answer, and the echo must round-trip where the mode keeps values as they are. */
 function echoCase(rng: Rng, m: ModeInfo, fields: FStruct, note: string, extra: Partial<Draft> = {}): Draft {
@@ -17,8 +17,9 @@ function echoCase(rng: Rng, m: ModeInfo, fields: FStruct, note: string, extra: P
   return { method, urn, request: resourceRequest(method, urn, fields), expect: exact ? "ok" : "either", echoes: exact, note, ...extra };
 }
 
-// 10 000 is past where an unbounded recursive decoder overflows its stack (the Python worker segfaults there).
-const DEPTHS = [10, 49, 50, 51, 100, 330, 500, 999, ACCEPTED_DEPTH, ACCEPTED_DEPTH + 1, 1500, 2500, 4000, 10_000] as const;
+// Each mode's limit and its edges, where decoders used to stop (protobufjs at 50, the Python SDK's lists at
+// 326, the Node reference at 1090), and 10 000, past where an unbounded recursive decoder overflows its stack.
+const depths = (limit: number) => [10, 49, 50, 51, 100, 326, 327, 392, 393, 999, 1090, limit - 1, limit, limit + 1, 2500, 4000, 10_000];
 
 export const VALUE_SHAPES: Shape[] = [
   {
@@ -30,12 +31,17 @@ export const VALUE_SHAPES: Shape[] = [
     name: "values.deep",
     weight: 4,
     make: (rng, m) => {
-      const depth = rng.pick(DEPTHS);
+      const limit = MAX_DEPTH[m.language];
+      const depth = rng.pick(depths(limit));
       const via = rng.pick(["struct", "list", "mixed"] as const);
-      const fields: FStruct = [["deep", { k: "deep", depth, via, leaf: randomValue(rng, 1, 2, 0.1) }], ...randomStruct(rng, 2, 3, 0.1)];
-      const draft = echoCase(rng, m, fields, `${depth} levels of ${via}`);
-      if (depth <= ACCEPTED_DEPTH) return draft;
-      return { ...draft, expect: "either", mentions: [/depth|nest/i] };
+      const deep: FValue = { k: "deep", depth, via, leaf: randomValue(rng, 1, 2, 0.1) };
+      const fields: FStruct = [["deep", deep], ...randomStruct(rng, 2, 3, 0.1)];
+      // The leaf may be a level of its own.
+      const levels = depthOf(deep);
+      const draft = echoCase(rng, m, fields, `${levels} levels of ${via}`);
+      if (weightedDepth(deep, LIST_LEVEL_COST[m.language]) <= limit) return draft;
+      // Past the mode's limit: refused before any provider code runs, naming the property and its depth.
+      return { ...draft, expect: "error", echoes: false, onlyCodes: [CODE.INVALID_ARGUMENT], mentions: [new RegExp(`property "deep" nested ${levels} levels deep`)] };
     },
   },
   {

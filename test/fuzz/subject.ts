@@ -89,7 +89,7 @@ export class Subject {
     const errFrom = p.stderr.length;
     const answer = await sendRaw(this.client!, method, bytes, this.bound);
     if (answer.hung) this.freshClient();
-    const unfenced = this.alive ? await this.mark() : undefined;
+    const unfenced = this.alive ? await this.mark(outFrom) : undefined;
     const exit = p.child.exitCode !== null || p.child.signalCode !== null ? `exit code ${p.child.exitCode}, signal ${p.child.signalCode}` : undefined;
     const marker = `fuzz mark ${this.kind}-${this.marks}`;
     return {
@@ -105,24 +105,62 @@ export class Subject {
     this.client = new ProviderClient(`127.0.0.1:${this.plugin!.port}`);
   }
 
-  /** Sends the marker and waits for its two lines; says what went wrong if they did not come. */
-  private async mark(): Promise<string | undefined> {
+  /**
+   * Sends the marker and waits for its two lines. The stderr line is watched
+   * for in the stream itself, chunk by chunk: a long run's recorded stderr
+   * holds hundreds of MB of echoed errors, and searching it (which copies it
+   * whole) on every chunk of a case's 8 MB echo outlasts the bound. Says what
+   * went wrong if the lines did not come.
+   */
+  private async mark(outFrom: number): Promise<string | undefined> {
     const marker = `${this.kind}-${++this.marks}`;
+    const line = `fuzz mark ${marker}`;
+    const p = this.plugin!;
+    const stderrLine = this.watchStderr(`${line}\n`);
     const bag: FStruct = [["__provider", str(this.payloads().good)], ["__fuzz", str("mark")], ["mark", str(marker)]];
     const bytes = encodeRequest({ method: "Create", urn: fuzzUrn(`pulumi-${this.language}:dynamic:Resource`, "marker"), bags: { properties: bag } });
-    const answer = await sendRaw(this.client!, "Create", bytes, this.bound);
-    if (answer.hung) {
-      this.freshClient();
-      return "the good request after the case got no answer";
-    }
-    if (answer.code !== 0) return `the good request after the case failed: code ${answer.code}: ${answer.details.slice(0, 300)}`;
-    const p = this.plugin!;
-    const line = `fuzz mark ${marker}`;
     try {
-      await p.until(() => p.stdout.includes(line) && p.stderr.includes(`${line}\n`), `the marker ${marker}`, this.bound);
+      const answer = await sendRaw(this.client!, "Create", bytes, this.bound);
+      if (answer.hung) {
+        this.freshClient();
+        return "the good request after the case got no answer";
+      }
+      if (answer.code !== 0) return `the good request after the case failed: code ${answer.code}: ${answer.details.slice(0, 300)}`;
+      await Promise.all([stderrLine.seen, p.until(() => p.stdout.indexOf(line, outFrom) >= 0, `the marker ${marker}`, this.bound)]);
       return undefined;
     } catch {
       return "the good request's output never arrived";
+    } finally {
+      stderrLine.stop();
     }
+  }
+
+  /** Resolves `seen` once `text` arrives on the plugin's stderr from now on (rejects after the bound); `stop` detaches. */
+  private watchStderr(text: string): { seen: Promise<void>; stop: () => void } {
+    const stream = this.plugin!.child.stderr!;
+    let tail = "";
+    let onData: (d: string) => void = () => undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const stop = () => {
+      stream.off("data", onData);
+      clearTimeout(timer);
+    };
+    const seen = new Promise<void>((resolve, reject) => {
+      onData = (d: string) => {
+        // A line may arrive split across chunks: keep the end of the last one.
+        const s = tail + d;
+        if (s.includes(text)) {
+          stop();
+          resolve();
+        } else tail = s.slice(-text.length);
+      };
+      stream.on("data", onData);
+      timer = setTimeout(() => {
+        stop();
+        reject(new Error(`no ${JSON.stringify(text)} on stderr`));
+      }, this.bound);
+    });
+    seen.catch(() => undefined);
+    return { seen, stop };
   }
 }

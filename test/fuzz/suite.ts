@@ -35,18 +35,6 @@ export function failure(c: Case, language: Language, violations: Violation[]): s
   return [`seed ${hex(c.seed)}: ${c.shape} ${c.method} (${c.note})`, ...violations.map((v) => `  [${v.kind}] ${v.text}`), `  ${replayHint(c, language)}`].join("\n");
 }
 
-/** The fuzz suites run when asked: `npm run fuzz`, or PULUMI_DYNAMIC_HOST_FUZZ=1 (a seed to replay also asks). */
-export function fuzzEnabled(): boolean {
-  return process.env.PULUMI_DYNAMIC_HOST_FUZZ === "1" || process.env.PULUMI_DYNAMIC_HOST_FUZZ_SEED !== undefined;
-}
-
-/** Shown in place of a suite that was not asked for, so a run says what it left out. */
-export function fuzzNotRun(language: Language): void {
-  describe(`fuzz: our pulumi-resource-pulumi-${language} (npm run fuzz)`, function () {
-    it.skip("random and adversarial requests: run with npm run fuzz (PULUMI_DYNAMIC_HOST_FUZZ=1)", function () {});
-  });
-}
-
 export function fuzzSuite(language: Language): void {
   const settings = fuzzSettings();
   const seeds = caseSeeds(settings, SCHEDULE.slots.length);

@@ -66,6 +66,23 @@ export function depthOf(v: FValue): number {
   }
 }
 
+/**
+ * How deep a value nests when a level of lists counts as `listCost` levels of
+ * objects (Python mode's rule): the costliest path's sum. depthOf is listCost 1.
+ */
+export function weightedDepth(v: FValue, listCost: number): number {
+  switch (v.k) {
+    case "struct": return 1 + Math.max(0, ...v.f.map(([, x]) => weightedDepth(x, listCost)));
+    case "list": return listCost + Math.max(0, ...v.v.map((x) => weightedDepth(x, listCost)));
+    case "deep": {
+      // encodeValue's levels from the innermost out: with "mixed", every second one (i odd) is a list.
+      const lists = v.via === "list" ? v.depth : v.via === "mixed" ? Math.floor(v.depth / 2) : 0;
+      return v.depth - lists + lists * listCost + weightedDepth(v.leaf, listCost);
+    }
+    default: return 0;
+  }
+}
+
 /** True when the value holds nothing but plain data (no kind-less Values, no raw bytes). */
 export function wellFormed(v: FValue): boolean {
   switch (v.k) {

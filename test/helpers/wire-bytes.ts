@@ -15,7 +15,8 @@ export const varint = (n: number): Buffer => {
   out.push(n);
   return Buffer.from(out);
 };
-export const tag = (field: number, wireType: number): Buffer => varint((field << 3) | wireType);
+// Multiplied, not shifted: `field << 3` wraps past 2^28.
+export const tag = (field: number, wireType: number): Buffer => varint(field * 8 + wireType);
 export const len = (field: number, body: Buffer): Buffer => Buffer.concat([tag(field, 2), varint(body.length), body]);
 export const text = (field: number, s: string): Buffer => len(field, Buffer.from(s, "utf8"));
 

@@ -4,12 +4,13 @@
 // engine's Go protobuf would write them), including what protobuf allows and
 // encoders rarely emit: repeated keys, unknown fields, empty bags.
 import { expect } from "chai";
+import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
 import { messageType } from "../../src/host/proto.js";
 import { serviceDefinition } from "../../src/host/server.js";
 import { checkBag } from "../../src/host/bag-check.js";
 import { EncodedStruct, StructBytesError } from "../../src/host/struct-bytes.js";
-import { WireFormatError } from "../../src/host/wire-cursor.js";
+import { isUtf8Text, WireFormatError } from "../../src/host/wire-cursor.js";
 import {
   carryField,
   decodeStruct,
@@ -110,7 +111,10 @@ describe("struct-bytes: reading an encoded Struct at the wire level", function (
     ["an end group with no group open", [0x14], /an end group \(field 2\) with no group open at byte 1/],
     ["a group closed by another field's end", [0x13, 0x1c], /an end group of field 3 closes the group of field 2 at byte 1/],
     ["wire type 6", [0x16], /wire type 6 at byte 0/],
-    ["field number 0", [0x02, 0x00], /field tag 2 at byte 0/],
+    ["field number 0", [0x02, 0x00], /field number 0 \(field numbers start at 1\) at byte 0/],
+    // 2^29 as a varint field: tag 2^32, five bytes.
+    ["a field number past the largest", [0x80, 0x80, 0x80, 0x80, 0x10, 0x00], /field number 536870912, past protobuf's largest \(536870911\): no message has such a field at byte 0/],
+    ["a ten-byte tag", [...new Array(9).fill(0xff), 0x01, 0x00], /field number 2305843009213693951, past protobuf's largest/],
     ["a truncated fixed64", [0x19, 1, 2], /a fixed-size field runs past the end at byte 1/],
     ["an 11-byte varint", [0x10, ...new Array(10).fill(0xff), 0x01], /a varint is longer than 10 bytes at byte 1/],
   ];
@@ -148,9 +152,11 @@ const NUMBER_ONE = [...tag(2, 1), 0, 0, 0, 0, 0, 0, 0xf0, 0x3f];
  * Each case is a bag's bytes and what google-protobuf (the Node reference's
  * decoder, strict about wire types) makes of them: either it decodes them, and
  * ours must read the same values, or it refuses them, and ours must too, with
- * a message naming the field. Ours refuses one thing google-protobuf lets
- * through (an end group with no group open); upb, the Python reference's
- * decoder, drops a known field of the wrong wire type instead of refusing it.
+ * a message naming the field. Ours refuses two things google-protobuf lets
+ * through: an end group with no group open, and a string that is not valid
+ * UTF-8 (google-protobuf puts U+FFFD in place of its bad bytes; upb, the Python
+ * reference's decoder, and Go's protobuf refuse it). upb drops a known field
+ * of the wrong wire type instead of refusing it.
  */
 const wireCases: { name: string; bytes: number[]; ours?: RegExp; google?: "accepts" }[] = [
   {
@@ -183,6 +189,11 @@ const wireCases: { name: string; bytes: number[]; ours?: RegExp; google?: "accep
   { name: "a group that never ends, inside a value", bytes: entryOf("k", [...tag(9, 3), ...tag(1, 0), 1]), ours: /in property "k": a group \(field 9\) runs past the end of the field holding it/ },
   { name: "a group closed by another field's end", bytes: entryOf("k", [...tag(9, 3), ...tag(8, 4)]), ours: /in property "k": an end group of field 8 with no such group open/ },
   { name: "an end group with no group open", bytes: [...entryOf("a", NUMBER_ONE), ...tag(9, 4)], ours: /an end group of field 9 with no such group open at byte 16/, google: "accepts" },
+  { name: "strings of any valid UTF-8, NUL and four-byte characters included", bytes: [...entryOf("ключ\u0000", text(3, "é\u0000🙂 你好"))] },
+  { name: "a string_value that is not UTF-8", bytes: entryOf("k", len(3, [0x78, 0xff, 0xfe, 0x79])), ours: /in property "k": the string_value of a Value \(field 3\) is not valid UTF-8, as every protobuf string must be at byte 7/, google: "accepts" },
+  { name: "a key that is a lone surrogate in UTF-8", bytes: len(1, [...len(1, [0xed, 0xa0, 0x80]), ...len(2, NUMBER_ONE)]), ours: /the key of an entry \(field 1\) is not valid UTF-8/, google: "accepts" },
+  { name: "a string cut inside a character, in a list", bytes: entryOf("l", len(6, len(1, len(3, [0x61, 0xc3])))), ours: /in property "l": the string_value of a Value \(field 3\) is not valid UTF-8/ },
+  { name: "an overlong encoding of \"/\"", bytes: entryOf("k", len(3, [0xc0, 0xaf])), ours: /in property "k": the string_value of a Value \(field 3\) is not valid UTF-8/, google: "accepts" },
   { name: "a value cut short", bytes: [...entryOf("k", text(3, "abc"))].slice(0, -1), ours: /a field of 10 bytes runs past the end at byte 1/ },
   { name: "a fixed64 cut short inside a value", bytes: len(1, [...text(1, "k"), ...len(2, [...tag(2, 1), 1, 2])]), ours: /in property "k": a fixed-size field runs past the end/ },
 ];
@@ -295,5 +306,28 @@ describe("struct-bytes: requests and responses with bags left encoded", function
     const b = CreateResponse.toObject(CreateResponse.decode(viaObjects));
     expect(a).to.deep.equal(b);
     expect(structToJs((CreateResponse.decode(viaBytes) as any).properties)).to.deep.equal({ __provider: "p", out: [1, "x"] });
+  });
+});
+
+describe("wire-cursor: isUtf8Text, the UTF-8 check of short strings, agrees with Node's isUtf8", function () {
+  it("on every first and second byte of 3- and 4-byte sequences, and on 200 000 short random strings", function () {
+    const differ: string[] = [];
+    const same = (b: Buffer) => {
+      if (isUtf8Text(b, 0, b.length) !== isUtf8(b) && differ.length < 5) differ.push(b.toString("hex"));
+    };
+    for (let a = 0; a < 256; a++) for (let c = 0; c < 256; c++) [Buffer.from([a, c]), Buffer.from([a, c, 0x80]), Buffer.from([a, c, 0x80, 0xbf])].forEach(same);
+    // Bytes near every boundary of RFC 3629's table, mostly.
+    const edges = [0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xee, 0xef, 0xf0, 0xf3, 0xf4, 0xf5, 0xff];
+    let seed = 7;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) >>> 8;
+    for (let t = 0; t < 200_000; t++) {
+      const b = Buffer.alloc(next() % 9);
+      for (let i = 0; i < b.length; i++) b[i] = next() % 3 === 0 ? next() % 256 : edges[next() % edges.length];
+      same(b);
+    }
+    expect(differ).to.deep.equal([]);
+    // Within a range of a larger buffer, and past 64 bytes (Node's isUtf8 itself).
+    const long = Buffer.concat([Buffer.from("é".repeat(40)), Buffer.from([0xff])]);
+    expect([isUtf8Text(long, 0, long.length - 1), isUtf8Text(long, 0, long.length), isUtf8Text(long, 1, 3)]).to.deep.equal([true, false, false]);
   });
 });

@@ -4,7 +4,9 @@
 import { expect } from "chai";
 import { createRequire } from "node:module";
 import { messageType } from "../../src/host/proto.js";
+import { EncodedStruct } from "../../src/host/struct-bytes.js";
 import {
+  decodeStruct,
   jsToStruct,
   structToJs,
   unwrapSecret,
@@ -16,7 +18,11 @@ import {
   type WireStruct,
 } from "../../src/host/wire.js";
 
+import { entry, listValue, numberValue, stringValue, structValue, tag, varint } from "../helpers/wire-bytes.js";
+
 const require = createRequire(import.meta.url);
+const boolValue = (b: boolean) => Buffer.concat([tag(4, 0), varint(b ? 1 : 0)]);
+const nullValue = () => Buffer.concat([tag(1, 0), varint(0)]);
 const { Struct } = require("google-protobuf/google/protobuf/struct_pb");
 const StructType = messageType("google.protobuf.Struct");
 
@@ -47,6 +53,26 @@ describe("wire: Struct ⇄ JavaScript", function () {
       expect(fromThem(value)).to.deep.equal(Struct.fromJavaScript(value).toJavaScript());
     });
   }
+
+  it("[difference] keeps a key named __proto__ as an own property at any depth, and sends it back (google-protobuf loses it)", function () {
+    const bytes = Buffer.concat([
+      entry("__proto__", structValue(entry("polluted", boolValue(true)))),
+      entry("inner", structValue(entry("__proto__", numberValue(5)), entry("k", stringValue("v")))),
+      entry("list", listValue(structValue(entry("__proto__", listValue(nullValue()))))),
+    ]);
+    const js = structToJs(decodeStruct(new EncodedStruct(bytes))) as any;
+    expect(Object.getPrototypeOf(js)).to.equal(Object.prototype);
+    expect(Object.keys(js)).to.deep.equal(["__proto__", "inner", "list"]);
+    expect(Object.getOwnPropertyDescriptor(js, "__proto__")?.value).to.deep.equal({ polluted: true });
+    expect(js.polluted).to.equal(undefined);
+    expect(Object.getOwnPropertyDescriptor(js.inner, "__proto__")?.value).to.equal(5);
+    expect(Object.getOwnPropertyDescriptor(js.list[0], "__proto__")?.value).to.deep.equal([null]);
+    expect(({} as any).polluted).to.equal(undefined);
+    // Back to the wire: the same bytes (keys in sorted order, as they were sent).
+    expect(Buffer.from(StructType.encode(jsToStruct(js)).finish())).to.deep.equal(bytes);
+    // google-protobuf (the Node reference) loses it.
+    expect(Object.keys(Struct.deserializeBinary(new Uint8Array(bytes)).toJavaScript())).to.deep.equal(["inner", "list"]);
+  });
 
   it("sorts keys on decode as google-protobuf does", function () {
     const decoded = fromThem({ b: 1, a: 2, c: { z: 1, y: 2 } });
