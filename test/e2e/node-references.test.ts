@@ -321,11 +321,17 @@ describe("end to end (Node): import and repair with providers by reference", fun
       expect(plain(state.outputs.__provider)).to.contain("delete bug in the code serialized at the last up");
     });
 
-    it("refresh runs the project's read (the state's read throws)", async function () {
+    it("refresh runs the project's read (the state's read throws), saying so in a debug line under the resource", async function () {
       fs.writeFileSync(f, "changed outside");
       const rec = recorder();
-      const result = await stack.refresh({ onEvent: rec.onEvent });
+      const result = await stack.refresh({ onEvent: rec.onEvent, debug: true });
       expect(result.summary.result).to.equal("succeeded");
+      const urn = `urn:pulumi:repair::${PROJECT}::${TYPE}::repaired`;
+      const said = diagnostics(rec.events).filter((d) => d.severity === "debug" && d.urn === urn && d.message.includes("latestCode"));
+      // (The engine then diffs the refreshed state, which says the same for Diff.)
+      expect(said.map((d) => d.message.trim())).to.include(
+        `Read: running the project's ./providers#textFileProvider (latestCode, ${project.dir}/Pulumi.yaml) instead of the provider serialized in the state`,
+      );
       const state = resources(await stack.exportStack()).repaired;
       expect(state.outputs).to.include({ content: "changed outside", ranBy: OURS });
       // The state's own __provider is kept: only an update writes a new one.
