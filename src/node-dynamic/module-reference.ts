@@ -33,6 +33,11 @@ export interface ModuleReference {
 
 const TYPESCRIPT = /\.(c|m)?tsx?$/;
 
+/** A `require` that resolves as a module in `dir` does (its node_modules, and those above it). */
+export function projectRequire(dir: string): NodeJS.Require {
+  return createRequire(path.join(dir, "[pulumi-dynamic-host]"));
+}
+
 /** Project directories whose TypeScript loader is registered in this process. */
 const typeScriptReady = new Set<string>();
 
@@ -60,13 +65,13 @@ export function resolveModuleReference(ref: ModuleReference): ResolvedReference 
   }
   const spec = ref.reference.slice(0, hash);
   const exportName = ref.reference.slice(hash + 1);
-  const projectRequire = createRequire(path.join(ref.projectDir, "[pulumi-dynamic-host provider reference]"));
+  const fromProject = projectRequire(ref.projectDir);
   const relative = spec.startsWith("./") || spec.startsWith("../") || spec === "." || spec === "..";
   const request = relative ? path.resolve(ref.projectDir, spec) : spec;
 
   let file: string;
   try {
-    file = projectRequire.resolve(request);
+    file = fromProject.resolve(request);
   } catch (e) {
     if (TYPESCRIPT.test(request) || !relative || !fs.existsSync(`${request}.ts`)) {
       throw new ReferenceLoadError(
@@ -82,12 +87,12 @@ export function resolveModuleReference(ref: ModuleReference): ResolvedReference 
 
 export function loadModuleReference(ref: ModuleReference): NodeProvider {
   const { what, file, exportName, typescript } = resolveModuleReference(ref);
-  const projectRequire = createRequire(path.join(ref.projectDir, "[pulumi-dynamic-host provider reference]"));
+  const fromProject = projectRequire(ref.projectDir);
   if (typescript) registerTypeScript(ref.projectDir, typescript, what, file);
 
   let mod: Record<string, unknown>;
   try {
-    mod = projectRequire(file);
+    mod = fromProject(file);
   } catch (e) {
     throw new ReferenceLoadError(`${what}: loading ${file} threw: ${describe(e)}`);
   }
@@ -130,14 +135,14 @@ function isProvider(v: unknown): v is NodeProvider {
  * the program: the project's own, else the copies its @pulumi/pulumi vendors.
  */
 function typeScriptTools(projectDir: string, file: string, what: string): TypeScriptTools {
-  const fromProject = createRequire(path.join(projectDir, "[pulumi-dynamic-host typescript]"));
+  const fromProject = projectRequire(projectDir);
   let sdkDir: string | undefined;
   try {
     sdkDir = path.dirname(fromProject.resolve("@pulumi/pulumi/package.json"));
   } catch {
     sdkDir = undefined;
   }
-  const fromSdk = sdkDir ? createRequire(path.join(sdkDir, "package.json")) : fromProject;
+  const fromSdk = sdkDir ? projectRequire(sdkDir) : fromProject;
   const locate = (name: string, vendored: string): string | undefined => {
     for (const req of [fromProject, fromSdk]) {
       try {
@@ -170,7 +175,7 @@ function typeScriptTools(projectDir: string, file: string, what: string): TypeSc
  */
 function registerTypeScript(projectDir: string, tools: TypeScriptTools, what: string, file: string): void {
   if (typeScriptReady.has(projectDir)) return;
-  const fromProject = createRequire(path.join(projectDir, "[pulumi-dynamic-host typescript]"));
+  const fromProject = projectRequire(projectDir);
   const tsconfig = path.join(projectDir, process.env.PULUMI_NODEJS_TSCONFIG_PATH ?? "tsconfig.json");
   const transpileOnly = process.env.PULUMI_NODEJS_TRANSPILE_ONLY !== "false";
   try {

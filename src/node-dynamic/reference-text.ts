@@ -8,18 +8,17 @@
 // project's own @pulumi/pulumi, on the helper's object made by the project's
 // own copy of the helper (or the host's copy, the same file, when the project
 // has none). The text holds only the reference and the helper's methods.
-import { createRequire } from "node:module";
-import path from "node:path";
 import vm from "node:vm";
 import { readAsset } from "../host/assets.js";
 import type { ProviderReference } from "../host/provider-references.js";
 import { REFERENCE_MARKER } from "./loader.js";
+import { projectRequire } from "./module-reference.js";
 
 type Helper = { providerReference(reference: string): object };
 type Sdk = { runtime: { serializeFunction(fn: Function, opts: object): Promise<{ text: string }> } };
 
 export async function referenceText(ref: ProviderReference): Promise<string> {
-  const fromProject = createRequire(path.join(ref.projectDir, "[pulumi-dynamic-host reference text]"));
+  const fromProject = projectRequire(ref.projectDir);
   let sdk: Sdk;
   try {
     sdk = fromProject("@pulumi/pulumi") as Sdk;
