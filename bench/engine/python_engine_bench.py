@@ -1,0 +1,131 @@
+"""
+The Python side of the real-engine benchmark (bench/engine-run.ts): one stack's
+life under the engine, each step timed. An Automation API inline program with N
+dynamic resources whose provider class is defined here, in __main__, so the SDK
+pickles it by value, as most programs' providers are.
+
+usage: python python_engine_bench.py '<settings JSON>'
+settings: {"root": <dir holding bin/pulumi>, "backend": <state dir>, "home": <PULUMI_HOME>,
+           "env": {<every CLI run's environment>}, "venv": <the plugin's virtualenv>,
+           "work_dir": <program directory>, "stack": <stack name>, "n": <resources>,
+           "provider": "trivial" | "waiting" | "none", "steps": [<step names>]}
+Prints one JSON object: {"seconds": {<step>: s}, "ran_by": <what the provider reported>, "changes": {<step>: {...}}}.
+"""
+
+import json
+import os
+import sys
+import time
+
+from pulumi import automation as auto
+from pulumi.dynamic import CreateResult, ReadResult, Resource, ResourceProvider, UpdateResult
+
+PROJECT = "bench-engine-python"
+
+
+def ran_by():
+    # The reference runs `python -m pulumi.dynamic` (argv[0]: its __main__.py); ours runs its worker script.
+    return sys.argv[0]
+
+
+class Trivial(ResourceProvider):
+    def create(self, props):
+        return CreateResult(f"trivial-{props['name']}", {**props, "ranBy": ran_by()})
+
+    def read(self, id, props):
+        return ReadResult(id, props)
+
+    def update(self, id, olds, news):
+        return UpdateResult({**news, "ranBy": ran_by()})
+
+    def delete(self, id, props):
+        pass
+
+
+class Waiting(ResourceProvider):
+    def create(self, props):
+        time.sleep(0.1)
+        return CreateResult(f"waiting-{props['name']}", {**props, "ranBy": ran_by()})
+
+    def read(self, id, props):
+        return ReadResult(id, props)
+
+    def update(self, id, olds, news):
+        time.sleep(0.1)
+        return UpdateResult({**news, "ranBy": ran_by()})
+
+    def delete(self, id, props):
+        time.sleep(0.1)
+
+
+class Thing(Resource):
+    def __init__(self, name, provider, props):
+        super().__init__(provider, name, props)
+
+
+def main():
+    settings = json.loads(sys.argv[1])
+    state = {"generation": 1}
+    provider = {"trivial": Trivial, "waiting": Waiting, "none": None}[settings["provider"]]
+
+    def program():
+        if provider is None:
+            return
+        for i in range(settings["n"]):
+            Thing(f"r{i}", provider(), {"name": f"r{i}", "generation": state["generation"]})
+
+    venv = settings["venv"]
+    env = dict(settings["env"])
+    # Under an inline program the engine passes the plugin no runtime options: the two
+    # variables it derives from them for a program it runs itself stand in for them.
+    env.update(PULUMI_RUNTIME_TOOLCHAIN="pip", PULUMI_RUNTIME_VIRTUALENV=venv)
+    stack = auto.create_or_select_stack(
+        stack_name=settings["stack"],
+        project_name=PROJECT,
+        program=program,
+        opts=auto.LocalWorkspaceOptions(
+            work_dir=settings["work_dir"],
+            pulumi_home=settings["home"],
+            env_vars=env,
+            pulumi_command=auto.PulumiCommand(root=settings["root"], skip_version_check=True),
+            project_settings=auto.ProjectSettings(
+                name=PROJECT,
+                main=settings["work_dir"],
+                runtime=auto.ProjectRuntimeInfo(name="python", options={"toolchain": "pip", "virtualenv": venv}),
+                backend=auto.ProjectBackend(url=f"file://{settings['backend']}"),
+            ),
+        ),
+    )
+
+    seconds = {}
+    changes = {}
+    ran = None
+    for step in settings["steps"]:
+        if step == "up-update":
+            state["generation"] = 2
+        t0 = time.perf_counter()
+        if step == "preview":
+            result = stack.preview()
+            changes[step] = result.change_summary
+        elif step in ("up-create", "up-nochange", "up-update"):
+            result = stack.up()
+            changes[step] = result.summary.resource_changes
+        elif step == "refresh":
+            result = stack.refresh()
+            changes[step] = result.summary.resource_changes
+        elif step == "destroy":
+            result = stack.destroy()
+            changes[step] = result.summary.resource_changes
+        else:
+            raise ValueError(f"unknown step {step!r}")
+        seconds[step] = time.perf_counter() - t0
+        if step == "up-create" and provider is not None:
+            # Outside the clock: which plugin served the resources.
+            resources = stack.export_stack().deployment.get("resources", [])
+            ran = next((r["outputs"].get("ranBy") for r in resources if r["type"].startswith("pulumi-python:")), None)
+    stack.workspace.remove_stack(settings["stack"])
+    print(json.dumps({"seconds": seconds, "ran_by": ran, "changes": changes}))
+
+
+if __name__ == "__main__":
+    main()

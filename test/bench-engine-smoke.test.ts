@@ -1,0 +1,58 @@
+// The real-engine benchmark keeps working: `node dist/bench/run.js --engine`
+// with one trivial resource and one round drives the real engine through every
+// step for both languages, with our plugins, the reference plugins and the
+// floor program, and writes a lifecycle for each. The benchmark itself refuses
+// to give a number for a lifecycle served by the wrong plugin or whose steps
+// changed other than what they should (bench/engine-run.ts). Nothing here looks
+// at how fast anything was: this is a shared 2-core machine; the numbers are
+// read by people in docs/performance.md.
+import { expect } from "chai";
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { STEPS } from "../bench/engine-run.js";
+import { REPO } from "./helpers/paths.js";
+
+describe("bench --engine (smoke: N = 1, one round)", function () {
+  this.timeout(600_000);
+  let dir: string;
+  let doc: any;
+  let stdout = "";
+  let stderr = "";
+
+  before(async function () {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-engine-smoke-"));
+    const out = path.join(dir, "engine.json");
+    const child = spawn(process.execPath, [`${REPO}dist/bench/run.js`, "--engine", "--n", "1", "--providers", "trivial", "--rounds", "1", "--out", out], {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+    expect(code, `bench exited with ${code}; stderr:\n${stderr}`).to.equal(0);
+    doc = JSON.parse(fs.readFileSync(out, "utf8"));
+  });
+
+  after(function () {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs the floor, ours and the reference for both languages, every step timed", function () {
+    const seen = doc.lifecycles.map((l: any) => `${l.language}/${l.kind}/${l.provider}/${l.n}`).sort();
+    expect(seen).to.deep.equal(
+      ["nodejs/floor/none/0", "nodejs/ours/trivial/1", "nodejs/reference/trivial/1", "python/floor/none/0", "python/ours/trivial/1", "python/reference/trivial/1"].sort(),
+    );
+    for (const l of doc.lifecycles) {
+      expect(Object.keys(l.seconds)).to.deep.equal([...STEPS]);
+      for (const s of STEPS) expect(l.seconds[s], `${l.language} ${l.kind} ${s}`).to.be.a("number").and.above(0);
+    }
+  });
+
+  it("prints a table per language with the ratio column", function () {
+    expect(stdout).to.include("### nodejs, trivial provider, N = 1");
+    expect(stdout).to.include("### python, trivial provider, N = 1");
+    expect(stdout).to.match(/\| up-create \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ \|/);
+  });
+});
