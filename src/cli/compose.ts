@@ -23,16 +23,19 @@ async function runtimeFor(mode: Mode, cwd: string): Promise<ServedRuntime> {
     process.stderr.write(resolved.stderr.map((l) => `${l}\n`).join(""));
     process.exit(resolved.exitCode);
   }
-  // The first worker starts right after the port line (workers share our
-  // stdout, and nothing may come before the port line there), as soon as
-  // execa is loaded; the rest of the bridge (zod, pickleparser, the pool)
-  // loads while that worker is still importing pulumi.
+  // The first worker starts now, before the gRPC server loads and binds, so
+  // the interpreter's start and `import pulumi` run on the second core while
+  // the host gets to its port line and the engine handshakes and configures.
+  // Its stdout is a pipe until the port line is out (nothing may come before
+  // the port line on our stdout), then forwarded. The rest of the bridge (zod,
+  // pickleparser, the pool) loads after the port line.
+  const { spawnWorker, forwardStdout } = await import("../python-bridge/spawn.js");
+  const first = spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
   let begin!: () => void;
   const go = new Promise<void>((resolve) => (begin = resolve));
   const runtime = new DeferredRuntime("python", "encoded", async () => {
     await go;
-    const { spawnWorker } = await import("../python-bridge/spawn.js");
-    const first = spawnWorker(resolved.interpreter, cwd);
+    forwardStdout(first);
     const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }] = await Promise.all([
       import("../python-bridge/pool.js"),
       import("../python-bridge/runtime.js"),

@@ -35,13 +35,16 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
 /**
  * fd 1 is the host's stdout (user prints reach the engine unchanged, as under
  * the reference); fd 2 is read by the host; fd 3 is the JSON-RPC channel.
+ * With `stdout: "pipe"` (a worker started before the port line, which must be
+ * the first line on the host's stdout) fd 1 is a pipe the host forwards to
+ * its stdout once the port line is out (forwardStdout).
  */
-export function spawnWorker(interpreter: Interpreter, cwd: string, script = workerSettings().script) {
+export function spawnWorker(interpreter: Interpreter, cwd: string, script = workerSettings().script, stdout: "inherit" | "pipe" = "inherit") {
   const child = execa(interpreter.python, ["-u", script], {
     cwd,
     env: { ...interpreter.env, PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" },
     extendEnv: false,
-    stdio: ["ignore", "inherit", "pipe", "pipe"],
+    stdio: ["ignore", stdout, "pipe", "pipe"],
     buffer: false,
     reject: false,
     cleanup: true,
@@ -53,7 +56,20 @@ export function spawnWorker(interpreter: Interpreter, cwd: string, script = work
   // WorkerProcess that takes this child over and resumes them.
   child.stderr!.pause();
   (child.stdio[3] as unknown as NodeJS.ReadableStream).pause();
+  child.stdout?.pause();
   return child;
+}
+
+/**
+ * Sends what a worker spawned with `stdout: "pipe"` printed, and will print, to
+ * the host's stdout, in order, after whatever the host has written there (the
+ * port line). A host whose stdout is gone (the engine closed it) drops the bytes,
+ * as the worker's own write would have failed.
+ */
+export function forwardStdout(child: WorkerChild): void {
+  if (!child.stdout) return;
+  process.stdout.on("error", () => undefined);
+  child.stdout.pipe(process.stdout, { end: false });
 }
 
 export type WorkerChild = ReturnType<typeof spawnWorker>;
