@@ -8,9 +8,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { CallSignal } from "../../src/host/call-signal.js";
-import type { CallInfo } from "../../src/host/runtime.js";
+import { ProviderResultError } from "../../src/host/errors.js";
+import type { CallInfo, Operation } from "../../src/host/runtime.js";
+import { jsToStruct, structToJs } from "../../src/host/wire.js";
 import { ProviderLoader, ProviderLoadError } from "../../src/node-dynamic/loader.js";
 import { packageOfPath } from "../../src/node-dynamic/moved-modules.js";
+import { NodeRuntime } from "../../src/node-dynamic/runtime.js";
 
 describe("moved module paths: the package a path names", function () {
   const table: [string, ReturnType<typeof packageOfPath>][] = [
@@ -74,9 +77,9 @@ function requiring(...ids: string[]): string {
   return `exports.handler = __f0;\n${lines.join("\n")}\nfunction __f0() { return { modules: [${ids.map((_, i) => `m${i}`).join(", ")}] }; }\n`;
 }
 
-function call(messages: string[]): CallInfo {
+function call(messages: string[], operation: Operation = "Read"): CallInfo {
   return {
-    operation: "Read",
+    operation,
     urn: "urn:pulumi:dev::p::pulumi-nodejs:dynamic:Resource::r",
     signal: new CallSignal(),
     secrets: () => [],
@@ -166,6 +169,37 @@ describe("moved module paths: a payload's require of a path that no longer exist
     expect(err.message).to.equal(
       `the serialized provider threw while loading: Error: Cannot find module '/gone/lib/helper.js' required by the dynamic provider: ` +
         `it was resolved from the program directory ${dir} (its node_modules and those of its parents); install it in the program's dependencies`,
+    );
+  });
+});
+
+describe("moved module paths: a require inside a provider method", function () {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+  /** A provider whose create requires `id` when it runs, not when its text loads. */
+  const lateRequire = (id: string) =>
+    `exports.handler = __f0;\nfunction __f0() { return { async create(inputs) { return { id: "x", outs: { got: require(${JSON.stringify(id)}) } }; } }; }\n`;
+
+  it("is relocated with a warning to the call that ran it; found nowhere, it fails naming the method and the resource", async function () {
+    const dir = pnpmProgram({ ms: { version: "2.1.3", files: { "index.js": "module.exports = 'ms 2.1.3';\n" } } });
+    dirs.push(dir);
+    const runtime = new NodeRuntime(dir);
+    const messages: string[] = [];
+    const moved = lateRequire("/old/home/app/node_modules/ms/index.js");
+    const created = await runtime.create(call(messages, "Create"), { text: moved }, jsToStruct({ __provider: moved }));
+    expect(structToJs(created.outs).got).to.equal("ms 2.1.3");
+    expect(messages).to.have.length(1);
+    expect(messages[0]).to.match(/^warning: the dynamic provider requires \/old\/home\/app\/node_modules\/ms\/index.js, which does not exist here/);
+
+    const absent = lateRequire(".pnpm/gone@1.0.0/node_modules/gone/index.js");
+    const err = await runtime.create(call([], "Create"), { text: absent }, jsToStruct({ __provider: absent })).then(
+      () => undefined,
+      (e) => e,
+    );
+    expect(err).to.be.instanceOf(ProviderResultError);
+    expect(err.message).to.match(
+      /^Create urn:pulumi:dev::p::pulumi-nodejs:dynamic:Resource::r: Cannot find module '\.pnpm\/gone@1\.0\.0\/node_modules\/gone\/index\.js' required by the dynamic provider: .* and gone\/index\.js resolved from the program directory .* was not found either; install gone in the program's dependencies$/,
     );
   });
 });
