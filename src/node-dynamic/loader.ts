@@ -7,8 +7,9 @@
 // `require`d libraries are the process's own. Its `require` resolves from the
 // plugin's working directory (the program's node_modules and their parents),
 // as the reference's require-from-string module with filename '' does, and its
-// `__filename`/`__dirname` are '' and '.' like there. Stack traces name it
-// `pulumi-dynamic-provider/<hash>.js`.
+// `__filename`/`__dirname` are '' and '.' like there; unlike there, a package
+// path that no longer exists is found again from there (./moved-modules.ts).
+// Stack traces name it `pulumi-dynamic-provider/<hash>.js`.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
