@@ -32,6 +32,19 @@ fi
 mkdir -p .cache
 ln -sfn "$venv" .cache/test-venv
 
+# pnpm, pinned, from the npm registry, for the end-to-end test of a pnpm
+# project whose dependencies move (test/e2e/node-moved-paths.test.ts):
+# installed once under ~/.cache and linked at .cache/pnpm, where the test looks.
+pnpm_version=10.34.9
+pnpm_dir=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/pnpm-$pnpm_version
+if [ ! -f "$pnpm_dir/.complete" ]; then
+  echo "setup: installing pnpm $pnpm_version in $pnpm_dir" >&2
+  rm -rf "$pnpm_dir"
+  npm install --no-audit --no-fund --loglevel=error --prefix "$pnpm_dir" "pnpm@$pnpm_version" >&2
+  touch "$pnpm_dir/.complete"
+fi
+ln -sfn "$pnpm_dir" .cache/pnpm
+
 # The real engine (the pulumi CLI from the Go module proxy), for the end-to-end
 # tests and the demo: built once per version under ~/.cache, reused after.
 if [ "${1:-}" = "--engine" ]; then

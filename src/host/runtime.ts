@@ -7,6 +7,7 @@
 // decoded or still encoded as the runtime's `bags` asks (AnyStruct): each
 // adapter decodes them the way its reference plugin does, or passes them on.
 import type { CallSignal } from "./call-signal.js";
+import type { Severity } from "./engine-log.js";
 import type { ProviderReference } from "./provider-references.js";
 import type { AnyStruct } from "./wire.js";
 
@@ -32,6 +33,11 @@ export interface CallInfo {
    * "properties" when unset; Read of a resource by id reads "inputs".
    */
   propsField?: string;
+  /**
+   * Sends a message about this call's resource to the engine (shown under
+   * the resource; ./engine-log.ts); unset when the call has no engine to tell.
+   */
+  log?: (severity: Severity, message: string) => void;
 }
 
 /** A bag of properties as the engine sent it; undefined when the request left it unset. */

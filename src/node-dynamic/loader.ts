@@ -7,17 +7,21 @@
 // `require`d libraries are the process's own. Its `require` resolves from the
 // plugin's working directory (the program's node_modules and their parents),
 // as the reference's require-from-string module with filename '' does, and its
-// `__filename`/`__dirname` are '' and '.' like there. Stack traces name it
-// `pulumi-dynamic-provider/<hash>.js`.
+// `__filename`/`__dirname` are '' and '.' like there; unlike there, a package
+// path that no longer exists is found again from there (./moved-modules.ts).
+// Stack traces name it `pulumi-dynamic-provider/<hash>.js`.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
+import { log } from "../host/log.js";
 import { findProjectRoot } from "../host/project-root.js";
 import type { ProviderReference } from "../host/provider-references.js";
-import type { ProviderSource } from "../host/runtime.js";
+import type { CallInfo, ProviderSource } from "../host/runtime.js";
 import { Config, nodeProjectName } from "./config.js";
 import { loadModuleReference, ReferenceLoadError, type ModuleReference } from "./module-reference.js";
+import { packageOfPath, relocate, relocationWarning, UnresolvedModuleError, type Relocation } from "./moved-modules.js";
 
 /**
  * The property by which the object of the host's reference helper
@@ -43,6 +47,8 @@ const WRAPPER_PARAMS = ["exports", "require", "module", "__filename", "__dirname
 export class ProviderLoader {
   private readonly cache = new Map<string, NodeProvider>();
   private rawConfig: Record<string, unknown> | undefined;
+  /** The engine's call being served, for what a payload's `require` reports. */
+  private readonly calls = new AsyncLocalStorage<CallInfo>();
 
   constructor(private readonly cwd: string = process.cwd()) {}
 
@@ -113,6 +119,8 @@ export class ProviderLoader {
       try {
         fn.call(module.exports, module.exports, this.moduleRequire(), module, "", ".");
       } catch (e) {
+        // Already says what it required, where it looked, and what to do.
+        if (e instanceof UnresolvedModuleError) throw new ProviderLoadError(e.message, e);
         throw new ProviderLoadError(`the serialized provider threw while loading: ${describe(e)}`, e);
       }
       module.loaded = true;
@@ -141,18 +149,45 @@ export class ProviderLoader {
   }
 
   /**
+   * Runs `body` (one call of the engine's: loading the provider and its
+   * method) with `call` as the call a payload's `require` reports to.
+   */
+  during<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
+    return this.calls.run(call, body);
+  }
+
+  /**
    * A `require` that resolves like a module at the program directory and, when
-   * the requested module itself is missing, says where it looked.
+   * the requested module itself is missing, says where it looked. One is made
+   * for each payload. A path to a package module that no longer exists (a
+   * store path of an older pnpm version, another checkout's node_modules:
+   * ./moved-modules.ts) is loaded from the program's copy of that package
+   * instead, worked out once per path, with one warning per package.
    */
   private moduleRequire(): NodeJS.Require {
     const base = createRequire(path.join(this.cwd, "[pulumi dynamic provider]"));
     const cwd = this.cwd;
+    const calls = this.calls;
+    const relocated = new Map<string, Relocation>();
+    const warned = new Set<string>();
     const req = function require(id: string): unknown {
+      const moved = relocated.get(id);
+      if (moved) return base(moved.file);
       try {
         return base(id);
       } catch (e) {
         const err = e as NodeJS.ErrnoException;
         if (err && err.code === "MODULE_NOT_FOUND" && typeof err.message === "string" && err.message.startsWith(`Cannot find module '${id}'`)) {
+          const pkg = packageOfPath(id);
+          if (pkg) {
+            const found = relocate(id, pkg, base, cwd);
+            relocated.set(id, found);
+            if (!warned.has(pkg.name)) {
+              warned.add(pkg.name);
+              warn(calls.getStore(), relocationWarning(id, found));
+            }
+            return base(found.file);
+          }
           const missing = new Error(
             `Cannot find module '${id}' required by the dynamic provider: it was resolved from the program directory ` +
               `${cwd} (its node_modules and those of its parents); install it in the program's dependencies`,
@@ -169,6 +204,12 @@ export class ProviderLoader {
     req.extensions = base.extensions;
     return req;
   }
+}
+
+/** A warning about the call's resource, through the engine; outside any call, to the host's own log. */
+function warn(call: CallInfo | undefined, message: string): void {
+  if (call?.log) call.log("warning", message);
+  else log(1, `warning: ${message}`);
 }
 
 function declared(ref: ProviderReference): ModuleReference {

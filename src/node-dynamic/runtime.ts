@@ -32,6 +32,7 @@ import {
   type WireStruct,
 } from "../host/wire.js";
 import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
+import { UnresolvedModuleError } from "./moved-modules.js";
 import { isReferenceText, referenceText } from "./reference-text.js";
 
 type Obj = Record<string, any>;
@@ -188,9 +189,10 @@ export class NodeRuntime implements DynamicRuntime {
    */
   private async echoing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
     try {
-      return await body();
+      return await this.loader.during(call, body);
     } catch (e) {
       if (isHostError(e)) throw e;
+      if (e instanceof UnresolvedModuleError) throw movedModuleMissing(call, e);
       const err = e as any;
       console.error(redact(`${describeThrown(err)}: ${err?.stack}`, call.secrets()));
       throw grpcJsStatus(err);
@@ -200,9 +202,10 @@ export class NodeRuntime implements DynamicRuntime {
   /** Create and Update: nothing printed; UNKNOWN with the message, and the partial-create detail when `e.id` is set. */
   private async failing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
     try {
-      return await body();
+      return await this.loader.during(call, body);
     } catch (e) {
       if (isHostError(e)) throw e;
+      if (e instanceof UnresolvedModuleError) throw movedModuleMissing(call, e);
       const err = e as any;
       const details = messageOf(err);
       if (err !== null && typeof err === "object" && err.id) {
@@ -229,6 +232,11 @@ function withProvider(to: Obj, from: Obj): Obj {
 
 function hasProvider(bag: Obj): boolean {
   return Object.prototype.hasOwnProperty.call(bag, PROVIDER_KEY);
+}
+
+/** A package module a method required by a path, found nowhere: named with the resource and the method, as at load. */
+function movedModuleMissing(call: CallInfo, e: UnresolvedModuleError): ProviderResultError {
+  return new ProviderResultError(`${call.operation} ${call.urn}: ${e.message}`);
 }
 
 function isHostError(e: unknown): boolean {
