@@ -32,14 +32,27 @@ _signal.signal(_signal.SIGINT, lambda signum, frame: None)
 import os  # noqa: E402
 import sys  # noqa: E402
 
-# sys.path[0] is this file's directory; the reference runs `python -m`, which
-# puts the absolute program directory there instead (unless PYTHONSAFEPATH).
+# The program's import paths, before anything is imported. sys.path[0] is this
+# file's directory (unless PYTHONSAFEPATH): it never stays. The host sends what
+# the language host gives the program (src/python-bridge/program-paths.ts):
+# the program directory first (also under PYTHONSAFEPATH: the language host's
+# runpy.run_path puts it there regardless), and fallbacks that shadow nothing
+# (the project root and its src/) last. The variable is removed so that user
+# code and its child processes never see it. Without it (the worker started by
+# hand), the cwd takes sys.path[0], as `python -m pulumi.dynamic` would have it.
+import json as _json  # noqa: E402
+
 _here = os.path.dirname(os.path.abspath(__file__))
 if sys.path and os.path.abspath(sys.path[0] or ".") == _here:
-    if os.environ.get("PYTHONSAFEPATH"):
-        del sys.path[0]
-    else:
-        sys.path[0] = os.getcwd()
+    del sys.path[0]
+_program_path = os.environ.pop("PULUMI_DYNAMIC_HOST_PROGRAM_PATH", None)
+if _program_path is not None:
+    _program_path = _json.loads(_program_path)
+    sys.path[0:0] = _program_path["first"]
+    sys.path.extend(p for p in _program_path["last"] if p not in sys.path)
+elif not os.environ.get("PYTHONSAFEPATH"):
+    sys.path.insert(0, os.getcwd())
+del _program_path
 
 # The reference helper, pulumi_dynamic_host.reference, which programs import from the
 # pulumi-dynamic-host wheel: pickles of its ProviderReference name it, so unpickling them

@@ -45,6 +45,26 @@ if [ ! -f "$pnpm_dir/.complete" ]; then
 fi
 ln -sfn "$pnpm_dir" .cache/pnpm
 
+# The Python toolchains the end-to-end tests run programs under (Pulumi.yaml's
+# runtime.options.toolchain: uv, poetry), from PyPI at pinned versions, in a
+# virtualenv of their own under ~/.cache; their commands are linked at
+# .cache/python-toolchains/bin, which the tests put on the plugins' PATH.
+toolchains_req="uv==0.13.8 poetry==2.5.1"
+toolchains_key=$(echo "$toolchains_req $pyver" | sha256sum | cut -c1-16)
+toolchains=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/python-toolchains-$toolchains_key
+if [ ! -f "$toolchains/.complete" ]; then
+  echo "setup: installing the Python toolchains $toolchains_req in $toolchains" >&2
+  rm -rf "$toolchains"
+  "$python" -m venv "$toolchains/venv"
+  # shellcheck disable=SC2086 # the list is words on purpose
+  "$toolchains/venv/bin/python" -m pip install --quiet --disable-pip-version-check $toolchains_req >&2
+  mkdir -p "$toolchains/bin"
+  ln -sfn "$toolchains/venv/bin/uv" "$toolchains/bin/uv"
+  ln -sfn "$toolchains/venv/bin/poetry" "$toolchains/bin/poetry"
+  touch "$toolchains/.complete"
+fi
+ln -sfn "$toolchains" .cache/python-toolchains
+
 # The real engine (the pulumi CLI from the Go module proxy), for the end-to-end
 # tests and the demo: built once per version under ~/.cache, reused after.
 if [ "${1:-}" = "--engine" ]; then

@@ -8,6 +8,7 @@ import path from "node:path";
 import { assetDirectory } from "../host/assets.js";
 import { MAX_TIMER_MS } from "../host/deadline.js";
 import type { Interpreter } from "./interpreter.js";
+import { programPathEnv } from "./program-paths.js";
 
 /** The worker script: in the package, or extracted from the single executable on first use. */
 export function workerScript(): string {
@@ -38,11 +39,13 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
  * With `stdout: "pipe"` (a worker started before the port line, which must be
  * the first line on the host's stdout) fd 1 is a pipe the host forwards to
  * its stdout once the port line is out (forwardStdout).
+ * `cwd` is the program's (the engine's pwd for the plugin); the worker also
+ * gets the program's import paths (program-paths.ts).
  */
 export function spawnWorker(interpreter: Interpreter, cwd: string, script = workerSettings().script, stdout: "inherit" | "pipe" = "inherit") {
   const child = execa(interpreter.python, ["-u", script], {
     cwd,
-    env: { ...interpreter.env, PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" },
+    env: { ...interpreter.env, ...programPathEnv(cwd, interpreter.env), PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" },
     extendEnv: false,
     stdio: ["ignore", stdout, "pipe", "pipe"],
     buffer: false,
