@@ -32,6 +32,41 @@ fi
 mkdir -p .cache
 ln -sfn "$venv" .cache/test-venv
 
+# A second Python for the Python-version-drift tests (test/python-drift.test.ts):
+# a virtualenv of another CPython minor than the test virtualenv's, with the
+# same pinned pulumi and dill, linked at .cache/test-venv-other, beside
+# .cache/test-venv, where the host looks for sibling virtualenvs. uv's managed
+# 3.12 first; offline (uv cannot download), a pyenv-installed 3.12 or 3.10.
+# No second Python is an error: the drift tests must not silently skip.
+other_python() {
+  local v p
+  if command -v uv >/dev/null 2>&1 && uv python install 3.12 >&2 && p=$(uv python find 3.12) && [ "$("$p" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$pyver" ]; then
+    echo "$p"; return 0
+  fi
+  for v in 3.12 3.10; do
+    [ "$v" = "$pyver" ] && continue
+    for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/python"$v"; do
+      if [ -x "$p" ] && "$p" -c 'import venv' 2>/dev/null; then echo "$p"; return 0; fi
+    done
+  done
+  return 1
+}
+if ! other=$(other_python); then
+  echo "setup: no second Python found for the drift tests (tried uv python install 3.12, pyenv 3.12 and 3.10)" >&2
+  exit 1
+fi
+other_ver=$("$other" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+other_key=$( (cat "$req"; echo "$other_ver") | sha256sum | cut -c1-16)
+other_venv=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/venv-$other_key
+if [ ! -f "$other_venv/.complete" ]; then
+  echo "setup: creating the second-Python test virtualenv $other_venv (python $other_ver from $other)" >&2
+  rm -rf "$other_venv"
+  "$other" -m venv "$other_venv"
+  "$other_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req" >&2
+  touch "$other_venv/.complete"
+fi
+ln -sfn "$other_venv" .cache/test-venv-other
+
 # The real engine (the pulumi CLI from the Go module proxy), for the end-to-end
 # tests and the demo: built once per version under ~/.cache, reused after.
 if [ "${1:-}" = "--engine" ]; then

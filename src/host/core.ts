@@ -7,7 +7,7 @@ import * as grpc from "@grpc/grpc-js";
 import { CallSignal } from "./call-signal.js";
 import { armDeadline } from "./deadline.js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
-import { NO_ENGINE_LOG, type EngineLog } from "./engine-log.js";
+import { NO_ENGINE_LOG, type EngineLog, type Severity } from "./engine-log.js";
 import { BadRequestError, CancelledError, ProviderResultError } from "./errors.js";
 import type { Mode } from "./modes.js";
 import { DeclarationError, ProviderReferences, type ProviderReference } from "./provider-references.js";
@@ -206,10 +206,11 @@ export class DynamicCore {
       }
     }
     const secrets = req.secrets ?? noSecrets;
-    if (timeLimitMs(req) === 0) return { operation, urn, signal, secrets };
+    const engineLog = (severity: Severity, message: string) => this.engineLog.log(severity, urn, message);
+    if (timeLimitMs(req) === 0) return { operation, urn, signal, secrets, engineLog };
     const limited = new CallSignal();
     signal.onAbort((reason) => limited.abort(reason));
-    return { operation, urn, signal: limited, secrets };
+    return { operation, urn, signal: limited, secrets, engineLog };
   }
 
   /**

@@ -8,6 +8,7 @@
 // adapter decodes them the way its reference plugin does, or passes them on.
 import type { CallSignal } from "./call-signal.js";
 import type { ProviderReference } from "./provider-references.js";
+import type { Severity } from "./engine-log.js";
 import type { AnyStruct } from "./wire.js";
 
 export type Language = "nodejs" | "python";
@@ -32,6 +33,12 @@ export interface CallInfo {
    * "properties" when unset; Read of a resource by id reads "inputs".
    */
   propsField?: string;
+  /**
+   * Sends a message to the engine about this call's resource (a warning in
+   * the update's diagnostics); best effort, never throws. Unset outside the
+   * engine's serving path.
+   */
+  engineLog?: (severity: Severity, message: string) => void;
 }
 
 /** A bag of properties as the engine sent it; undefined when the request left it unset. */

@@ -141,9 +141,9 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
         `ok: ${n("configured")}: loads here (nodejs; requires sleep-promise/build/cjs.js)`,
         `ok: ${n("create-only")}: loads here (nodejs; requires nothing)`,
         `note: ${n("encrypted")}: not checked: its __provider is secret (encrypted in the export; run \`pulumi stack export --show-secrets\` to inspect it)`,
-        `ok: ${p("minimal")}: loads here (python; __main__.Minimal by value, code of Python 3.11 to 3.13; modules pulumi.dynamic.dynamic)`,
+        `ok: ${p("minimal")}: loads here (python; __main__.Minimal by value, code of Python 3.11; modules pulumi.dynamic.dynamic)`,
         `ok: ${p("local")}: loads here (python; provider.SimpleProvider by reference; modules provider)`,
-        `ok: ${p("scripted")}: loads here (python; __main__.Scripted by value, code of Python 3.11 to 3.13; modules pulumi.dynamic.dynamic, os, sys, time, contextvars)`,
+        `ok: ${p("scripted")}: loads here (python; __main__.Scripted by value, code of Python 3.11; modules pulumi.dynamic.dynamic, os, sys, time, contextvars)`,
       ]);
       expect(run.out.join("\n")).not.to.include(pythonProvider("scripted").slice(0, 60));
     });
@@ -231,7 +231,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       const entries = [{ type: PYTHON_TYPE, name: "uses-modules", provider: payload }];
       const here = await check(dir, entries);
       expect(here.code, here.out.join("\n")).to.equal(0);
-      expect(here.out).to.include(`ok: ${p("uses-modules")}: loads here (python; __main__.UsesModules by value, code of Python 3.11 to 3.13; modules pulumi.dynamic.dynamic, helpermod, pkg.sub)`);
+      expect(here.out).to.include(`ok: ${p("uses-modules")}: loads here (python; __main__.UsesModules by value, code of Python 3.11; modules pulumi.dynamic.dynamic, helpermod, pkg.sub)`);
       expect(fs.existsSync(path.join(dir, "init-ran")), "pkg/__init__.py ran").to.equal(false);
 
       fs.rmSync(path.join(dir, "pkg/sub.py"));
