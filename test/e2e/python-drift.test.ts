@@ -8,6 +8,7 @@ import { expect } from "chai";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { inspectPayload } from "../../src/python-bridge/pickle-inspect.js";
 import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { E2E_ROOT, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
 
@@ -59,11 +60,13 @@ describe("engine: Python version drift (a stack deployed under another Python)",
     referenceRoot = prepareReferenceEngine();
     main = minorOf(VENV_PYTHON);
     other = minorOf(OTHER_PYTHON);
+  });
+  beforeEach(function () {
     sb = sandbox("e2e-python-drift");
     workDir = path.join(sb.dir, "program");
     fs.mkdirSync(workDir);
   });
-  after(function () {
+  afterEach(function () {
     sb?.cleanup();
   });
 
@@ -103,4 +106,31 @@ describe("engine: Python version drift (a stack deployed under another Python)",
     expect(destroy.resources).to.deep.equal({});
     expect(destroy.diagnostics.filter((d) => d.severity === "warning").map((d) => d.urn)).to.deep.equal([urn]);
   });
+
+  it("`pulumi up` once under the program's Python rewrites the resource's __provider: nothing needs the second Python after", async function () {
+    const first = await run(sb, workDir, "up", OTHER_PYTHON, OTHER_VENV, E2E_ROOT);
+    expect(first.error, JSON.stringify(first.error)).to.equal(undefined);
+    expect(codeOf(first.resources.echo.outputs.__provider)).to.equal(`Python ${other}`);
+
+    const up = await run(sb, workDir, "up", VENV_PYTHON, TEST_VENV, E2E_ROOT);
+    expect(up.error, JSON.stringify(up.error)).to.equal(undefined);
+    expect(up.changes).to.deep.include({ update: 1 });
+    // Check, Diff and Update take the program's new __provider: nothing ran in the second Python.
+    expect(up.diagnostics.filter((d) => d.severity === "warning")).to.deep.equal([]);
+    expect(codeOf(up.resources.echo.outputs.__provider)).to.equal(`Python ${main}`);
+    expect(codeOf(up.resources.echo.inputs.__provider)).to.equal(`Python ${main}`);
+
+    const refresh = await run(sb, workDir, "refresh", VENV_PYTHON, TEST_VENV, E2E_ROOT);
+    expect(refresh.error, JSON.stringify(refresh.error)).to.equal(undefined);
+    expect(refresh.resources.echo.outputs).to.include({ read_by: main });
+    const destroy = await run(sb, workDir, "destroy", VENV_PYTHON, TEST_VENV, E2E_ROOT);
+    expect(destroy.error, JSON.stringify(destroy.error)).to.equal(undefined);
+    expect([...refresh.diagnostics, ...destroy.diagnostics].filter((d) => d.severity === "warning")).to.deep.equal([]);
+  });
 });
+
+/** "Python 3.12": which Python wrote a state's __provider, read without running it. */
+function codeOf(provider: unknown): string | undefined {
+  const inspection = inspectPayload(provider as string);
+  return inspection.ok ? inspection.facts.code?.describe : undefined;
+}

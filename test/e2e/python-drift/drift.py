@@ -10,10 +10,11 @@ between runs (the settings name its file backend and work directory), so a
 stack deployed under one Python can be refreshed and destroyed under another.
 Prints one JSON document on stdout: the operation's summary or error, the
 diagnostics the engine reported (severity, urn, message), and the dynamic
-resources of `stack export` after it. Everything else goes to stderr.
+resources of `stack export --show-secrets` after it (secrets unwrapped). Everything else goes to stderr.
 """
 import json
 import os
+import subprocess
 import sys
 
 _result_out = os.fdopen(os.dup(1), "w")
@@ -46,6 +47,15 @@ class EchoResource(Resource):
 
 def program():
     EchoResource("echo", {"a": "x"})
+
+
+SECRET_SIG = ("4dabf18193072939515e22adb298388d", "1b47061264138c4ac30d75fd1eb44270")
+
+
+def unwrap_secret(obj):
+    if obj.get(SECRET_SIG[0]) == SECRET_SIG[1] and "plaintext" in obj:
+        return json.loads(obj["plaintext"])
+    return obj
 
 
 def main():
@@ -90,7 +100,13 @@ def main():
     except Exception as e:  # noqa: BLE001 - recorded for the test to assert on
         record["error"] = {"type": type(e).__name__, "message": str(e)}
     record["diagnostics"] = diagnostics
-    deployment = stack.export_stack().deployment or {}
+    # With secrets shown (the SDK stores __provider as a secret), each unwrapped to its value.
+    exported = subprocess.run(
+        [f"{settings['root']}/bin/pulumi", "stack", "export", "--show-secrets", "--stack", "dev"],
+        cwd=settings["work_dir"], env={**os.environ, **env, "PULUMI_HOME": settings["home"]},
+        check=True, capture_output=True, text=True,
+    )
+    deployment = json.loads(exported.stdout, object_hook=unwrap_secret).get("deployment") or {}
     record["resources"] = {
         r["urn"].split("::")[-1]: r for r in deployment.get("resources") or [] if r["type"].startswith("pulumi-python:")
     }
