@@ -5,6 +5,7 @@
 // URN, exit 1 on any problem, 2 on bad input, no provider code run.
 import { expect } from "chai";
 import fs from "node:fs";
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -249,10 +250,25 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       const run = await check(PYTHON_PROGRAM, [{ type: PYTHON_TYPE, name: "py310", provider: pickleFromPython310() }]);
       expect(run.code).to.equal(1);
       expect(run.problems).to.have.length(1);
+      // What the plugin would answer: where it looked for a Python 3.10 with pulumi and dill, and the ways out.
       expect(run.problems[0]).to.match(
         new RegExp(
-          `^problem: ${p("py310")}: its provider was pickled by Python 3\\.10 \\(dill ≥ 0\\.3\\), but the Python here is ${TEST_VENV}/bin/python 3\\.11\\.\\d+; ` +
-            "dill cannot run code objects from another Python version: run `pulumi up` with the same Python the program was last deployed with, or recreate the resource$",
+          `^problem: ${p("py310")}: its provider was pickled by Python 3\\.10 \\(dill ≥ 0\\.3\\), but this program's Python is ${TEST_VENV}/bin/python 3\\.11\\.\\d+, ` +
+            "and bytecode from another Python version cannot run\\. No Python 3\\.10 with pulumi and dill was found; .* or run `pulumi up` once under the program's current Python: ",
+        ),
+      );
+    });
+
+    it("code pickled by another Python that the plugin would find beside the program's virtualenv", async function () {
+      const other = `${REPO}.cache/test-venv-other/bin/python`;
+      const minor = execFileSync(other, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], { encoding: "utf8" }).trim();
+      const payload = execFileSync(other, [`${FIXTURES}python_drift_provider.py`], { cwd: FIXTURES, encoding: "utf8" }).trim();
+      const run = await check(PYTHON_PROGRAM, [{ type: PYTHON_TYPE, name: "drift", provider: payload }]);
+      expect(run.problems).to.deep.equal([]);
+      expect(run.out.find((l) => l.includes(p("drift")))).to.match(
+        new RegExp(
+          `^ok: ${p("drift")}: loads here \\(python; __main__\\.Echo by value, code of Python ${minor.replace(".", "\\.")}, ` +
+            `run by ${REPO}\\.cache/test-venv-other/bin/python${minor.replace(".", "\\.")} \\(Python ${minor.replace(".", "\\.")}\\.\\d+, pulumi 3\\.270\\.0, dill 0\\.4\\.1\\), not the program's Python; modules `,
         ),
       );
     });
