@@ -219,7 +219,7 @@ export class InterpreterSearch {
 }
 
 function moduleProblem(out: Record<string, string>): string | undefined {
-  const missing = ["pulumi", "dill"].filter((m) => out[m] === undefined).map((m) => out[`${m}_error`] ?? `no ${m}`);
-  return missing.length ? `it cannot import ${missing.join("; ")}` : undefined;
+  const missing = ["pulumi", "dill"].filter((m) => out[m] === undefined).map((m) => (out[`${m}_error`] ? `${m} (${out[`${m}_error`]})` : m));
+  return missing.length ? `it cannot import ${missing.join(" or ")}` : undefined;
 }
 

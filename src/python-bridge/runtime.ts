@@ -262,7 +262,7 @@ export class PythonRuntime implements DynamicRuntime {
               subject: `${call.operation} ${call.urn}: the${className(facts)} provider`,
               origin: facts.code,
               dill: facts.dillModule === "dill.dill" ? "dill 0.2" : "dill ≥ 0.3",
-              mine: `${worker.python} (${this.others?.main.python ?? "its interpreter"}, dill ${worker.dill})`,
+              mine: `${worker.python} (${this.others ? `${this.others.main.python}, ` : ""}dill ${worker.dill})`,
               search,
             }),
             grpc.status.UNKNOWN,

@@ -48,6 +48,7 @@ function run(sb: Sandbox, workDir: string, operation: string, python: string, ve
 }
 
 describe("engine: Python version drift (a stack deployed under another Python)", function () {
+  this.timeout(10 * 60 * 1000);
   let sb: Sandbox;
   let workDir: string;
   let main: string;

@@ -52,9 +52,9 @@ describe("python interpreter search (another minor for a pickle)", function () {
     );
     const search = await new InterpreterSearch({ ...MAIN, env: { PATH: "/shims:/usr/bin", HOME: "/home/u" } }, "/p", deps).find(["3.12"]);
     expect(search.tried.map((t) => [t.python, t.problem])).to.deep.equal([
-      ["/usr/base/python3.12", "it cannot import ModuleNotFoundError: No module named 'pulumi'; ModuleNotFoundError: No module named 'dill'"],
+      ["/usr/base/python3.12", "it cannot import pulumi (ModuleNotFoundError: No module named 'pulumi') or dill (ModuleNotFoundError: No module named 'dill')"],
       ["/shims/python3.12", "exited with code 127: pyenv: python3.12: command not found"],
-      ["/home/u/.pyenv/versions/3.12.1/bin/python3.12", "it cannot import ModuleNotFoundError: No module named 'pulumi'"],
+      ["/home/u/.pyenv/versions/3.12.1/bin/python3.12", "it cannot import pulumi (ModuleNotFoundError: No module named 'pulumi')"],
       ["/home/u/.pyenv/versions/tools/bin/python3.12", undefined],
     ]);
     expect(search.found?.probe.python).to.equal("/home/u/.pyenv/versions/tools/bin/python3.12");
