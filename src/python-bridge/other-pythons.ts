@@ -78,16 +78,17 @@ export function driftMessage(opts: { subject: string; origin: CodeOrigin; dill: 
   const wanted = origin.minors?.length === 1 ? origin.minors[0]! : undefined;
   const wantedText = wanted ? `Python ${wanted}` : origin.describe;
   const tried = search?.tried ?? [];
-  const triedText = tried.length
-    ? `No ${wantedText} with pulumi and dill was found; tried ${tried.map(describeTried).join("; ")}`
-    : `No ${wantedText} was found${search ? "" : " (the host does not look for one for this pickle)"}`;
   const name = wanted ? `python${wanted}` : "that Python";
+  const lookedFor = search
+    ? `No ${wantedText} with pulumi and dill was found${tried.length ? `; tried ${tried.map(describeTried).join("; ")}` : ""} ` +
+      `(the host looks in virtualenvs beside the program's, \`uv python find\`, ${name} on PATH and pyenv's versions). ` +
+      `Either install ${wantedText} with pulumi and dill in one of those places (for example a virtualenv next to the ` +
+      `program's), and the host runs this resource's provider there;`
+    : `The host cannot tell which minor of ${origin.describe.replace(/^Python /, "")} that is, so it does not look for one. ` +
+      `Either run the program with the Python that wrote it;`;
   return (
     `${subject} was pickled by ${origin.describe} (${opts.dill}), but this program's Python is ${mine}, ` +
-    `and bytecode from another Python version cannot run. ${triedText} ` +
-    `(the host looks in virtualenvs beside the program's, \`uv python find\`, ${name} on PATH and pyenv's versions). ` +
-    `Either install ${wantedText} with pulumi and dill in one of those places (for example a virtualenv next to the ` +
-    `program's), and the host runs this resource's provider there; or run \`pulumi up\` once under the program's ` +
+    `and bytecode from another Python version cannot run. ${lookedFor} or run \`pulumi up\` once under the program's ` +
     `current Python: every resource the program still declares and whose update runs gets a __provider pickled by ` +
     `it, but resources whose diff reports no change keep the old pickle in their outputs, and resources removed ` +
     `from the program, replaced resources' old copies, \`pulumi refresh\` and \`pulumi destroy\` still need the old one`
