@@ -5,8 +5,8 @@
 // scripts/setup.sh keeps a virtualenv of a second Python.
 //
 // [difference] The reference unpickles the other minor's bytecode and runs it:
-// the plugin process dies of SIGSEGV, the request fails UNAVAILABLE
-// ("Connection dropped") and every later request of the deployment with it.
+// the plugin process dies of SIGSEGV, the request fails UNAVAILABLE and every
+// later request of the deployment with it.
 // Ours runs that resource in a worker of the second Python, which answers.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
@@ -31,7 +31,9 @@ describe("differential (Python): a pickle of another Python minor", function () 
     const payload = execFileSync(OTHER_PYTHON, [`${FIXTURES}python_drift_provider.py`], { cwd: FIXTURES, encoding: "utf8" }).trim();
     const [mine, theirs] = await Promise.all([ours.client.create({ urn: URN, properties: { __provider: payload } }), ref.client.create({ urn: URN, properties: { __provider: payload } })]);
 
-    expect(theirs).to.deep.equal({ code: 14, details: "Connection dropped" });
+    // UNAVAILABLE; grpc-js words the dropped connection as the timing falls ("Connection dropped",
+    // "read ECONNRESET"); the engine says `error reading from server: EOF` (test/e2e/python-drift.test.ts).
+    expect(theirs.code, theirs.details).to.equal(14);
     expect(await ref.exited).to.deep.equal({ code: null, signal: "SIGSEGV" });
 
     expect(mine.code, mine.details).to.equal(0);
