@@ -95,8 +95,10 @@ describe("python version drift", function () {
     const created = await p.client.create({ urn: urn("own"), properties: { __provider: ownPickle } });
     expect(created.code, created.details).to.equal(0);
     expect(created.view.properties).to.include({ python: main, executable: `${TEST_VENV}/bin/python`, cwd: PYTHON_PROGRAM });
-    // The Log call would have been sent before the answer; nothing came.
-    expect(engine.logs).to.deep.equal([]);
+    // Then one that does warn: when its warning has arrived, it is the only message there is.
+    expect((await p.client.create({ urn: urn("old"), properties: { __provider: otherPickle } })).code).to.equal(0);
+    await engine.until((logs) => logs.some((l) => l.urn === urn("old")), "the other pickle's warning");
+    expect(engine.logs.map((l) => l.urn)).to.deep.equal([urn("old")]);
   });
 
   it("with no interpreter of that minor to be found, the error names the pickle's Python, what was tried and the two ways out", async function () {
