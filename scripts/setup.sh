@@ -6,6 +6,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# --engine: also build the real engine (tests, demo); --tests: also what only
+# the tests use (pnpm, the uv and poetry toolchains, a second Python).
+engine=0
+tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --engine) engine=1 ;;
+    --tests) tests=1 ;;
+    *) echo "setup: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
 lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
 stamp=node_modules/.pulumi-dynamic-host-setup
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
@@ -32,41 +44,80 @@ fi
 mkdir -p .cache
 ln -sfn "$venv" .cache/test-venv
 
-# pnpm, pinned, from the npm registry, for the end-to-end test of a pnpm
-# project whose dependencies move (test/e2e/node-moved-paths.test.ts):
-# installed once under ~/.cache and linked at .cache/pnpm, where the test looks.
-pnpm_version=10.34.9
-pnpm_dir=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/pnpm-$pnpm_version
-if [ ! -f "$pnpm_dir/.complete" ]; then
-  echo "setup: installing pnpm $pnpm_version in $pnpm_dir" >&2
-  rm -rf "$pnpm_dir"
-  npm install --no-audit --no-fund --loglevel=error --prefix "$pnpm_dir" "pnpm@$pnpm_version" >&2
-  touch "$pnpm_dir/.complete"
-fi
-ln -sfn "$pnpm_dir" .cache/pnpm
+if [ "$tests" = 1 ]; then
+  # pnpm, pinned, from the npm registry, for the end-to-end test of a pnpm
+  # project whose dependencies move (test/e2e/node-moved-paths.test.ts):
+  # installed once under ~/.cache and linked at .cache/pnpm, where the test looks.
+  pnpm_version=10.34.9
+  pnpm_dir=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/pnpm-$pnpm_version
+  if [ ! -f "$pnpm_dir/.complete" ]; then
+    echo "setup: installing pnpm $pnpm_version in $pnpm_dir" >&2
+    rm -rf "$pnpm_dir"
+    npm install --no-audit --no-fund --loglevel=error --prefix "$pnpm_dir" "pnpm@$pnpm_version" >&2
+    touch "$pnpm_dir/.complete"
+  fi
+  ln -sfn "$pnpm_dir" .cache/pnpm
 
-# The Python toolchains the end-to-end tests run programs under (Pulumi.yaml's
-# runtime.options.toolchain: uv, poetry), from PyPI at pinned versions, in a
-# virtualenv of their own under ~/.cache; their commands are linked at
-# .cache/python-toolchains/bin, which the tests put on the plugins' PATH.
-toolchains_req="uv==0.13.8 poetry==2.5.1"
-toolchains_key=$(echo "$toolchains_req $pyver" | sha256sum | cut -c1-16)
-toolchains=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/python-toolchains-$toolchains_key
-if [ ! -f "$toolchains/.complete" ]; then
-  echo "setup: installing the Python toolchains $toolchains_req in $toolchains" >&2
-  rm -rf "$toolchains"
-  "$python" -m venv "$toolchains/venv"
-  # shellcheck disable=SC2086 # the list is words on purpose
-  "$toolchains/venv/bin/python" -m pip install --quiet --disable-pip-version-check $toolchains_req >&2
-  mkdir -p "$toolchains/bin"
-  ln -sfn "$toolchains/venv/bin/uv" "$toolchains/bin/uv"
-  ln -sfn "$toolchains/venv/bin/poetry" "$toolchains/bin/poetry"
-  touch "$toolchains/.complete"
+  # The Python toolchains the end-to-end tests run programs under (Pulumi.yaml's
+  # runtime.options.toolchain: uv, poetry), from PyPI at pinned versions, in a
+  # virtualenv of their own under ~/.cache; their commands are linked at
+  # .cache/python-toolchains/bin, which the tests put on the plugins' PATH.
+  toolchains_req="uv==0.13.8 poetry==2.5.1"
+  toolchains_key=$(echo "$toolchains_req $pyver" | sha256sum | cut -c1-16)
+  toolchains=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/python-toolchains-$toolchains_key
+  if [ ! -f "$toolchains/.complete" ]; then
+    echo "setup: installing the Python toolchains $toolchains_req in $toolchains" >&2
+    rm -rf "$toolchains"
+    "$python" -m venv "$toolchains/venv"
+    # shellcheck disable=SC2086 # the list is words on purpose
+    "$toolchains/venv/bin/python" -m pip install --quiet --disable-pip-version-check $toolchains_req >&2
+    mkdir -p "$toolchains/bin"
+    ln -sfn "$toolchains/venv/bin/uv" "$toolchains/bin/uv"
+    ln -sfn "$toolchains/venv/bin/poetry" "$toolchains/bin/poetry"
+    touch "$toolchains/.complete"
+  fi
+  ln -sfn "$toolchains" .cache/python-toolchains
+
+  # A second Python for the Python-version-drift tests (test/python-drift.test.ts):
+  # a virtualenv of another CPython minor than the test virtualenv's, with the
+  # same pinned pulumi and dill, linked at .cache/test-venv-other, beside
+  # .cache/test-venv, where the host looks for sibling virtualenvs. uv's managed
+  # 3.12 first; offline (uv cannot download), a pyenv-installed 3.12 or 3.10.
+  # Without one the link is removed and the drift tests fail saying so (they never
+  # skip); the demo and the benchmark, which share this set-up, do not need it.
+  other_python() {
+    local v p
+    if command -v uv >/dev/null 2>&1 && uv python install 3.12 >&2 && p=$(uv python find 3.12) && [ "$("$p" -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$pyver" ]; then
+      echo "$p"; return 0
+    fi
+    for v in 3.12 3.10; do
+      [ "$v" = "$pyver" ] && continue
+      for p in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/python"$v"; do
+        if [ -x "$p" ] && "$p" -c 'import venv' 2>/dev/null; then echo "$p"; return 0; fi
+      done
+    done
+    return 1
+  }
+  if ! other=$(other_python); then
+    echo "setup: no second Python found for the drift tests (tried uv python install 3.12, pyenv 3.12 and 3.10); they will fail" >&2
+    rm -f .cache/test-venv-other
+  else
+    other_ver=$("$other" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    other_key=$( (cat "$req"; echo "$other_ver") | sha256sum | cut -c1-16)
+    other_venv=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/venv-$other_key
+    if [ ! -f "$other_venv/.complete" ]; then
+      echo "setup: creating the second-Python test virtualenv $other_venv (python $other_ver from $other)" >&2
+      rm -rf "$other_venv"
+      "$other" -m venv "$other_venv"
+      "$other_venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req" >&2
+      touch "$other_venv/.complete"
+    fi
+    ln -sfn "$other_venv" .cache/test-venv-other
+  fi
 fi
-ln -sfn "$toolchains" .cache/python-toolchains
 
 # The real engine (the pulumi CLI from the Go module proxy), for the end-to-end
 # tests and the demo: built once per version under ~/.cache, reused after.
-if [ "${1:-}" = "--engine" ]; then
+if [ "$engine" = 1 ]; then
   bash scripts/engine.sh >/dev/null
 fi

@@ -252,7 +252,11 @@ describe("python worker faults", function () {
       const answer = await p.client.create({ urn: urn("py310"), properties: { __provider: payload } });
       expect(answer.code).to.equal(2);
       expect(answer.details).to.match(
-        new RegExp(`^Create ${urn("py310")}: the provider was pickled by Python 3\\.10 \\(dill ≥ 0\\.3\\), but this program's Python is 3\\.11\\.\\d+ with dill 0\\.4\\.1; dill cannot run code objects from another Python version`),
+        // Where the host looked for a Python 3.10 with pulumi and dill, and the ways out: test/python-drift.test.ts.
+        new RegExp(
+          `^Create ${urn("py310")}: the provider was pickled by Python 3\\.10 \\(dill ≥ 0\\.3\\), but this program's Python is 3\\.11\\.\\d+ ` +
+            `\\(\\S+/bin/python, dill 0\\.4\\.1\\), and bytecode from another Python version cannot run\\. No Python 3\\.10 with pulumi and dill was found`,
+        ),
       );
       expect(workerPids(p)).to.deep.equal(before);
     });

@@ -36,13 +36,14 @@ async function runtimeFor(mode: Mode, cwd: string): Promise<ServedRuntime> {
   const runtime = new DeferredRuntime("python", "encoded", async () => {
     await go;
     forwardStdout(first);
-    const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }] = await Promise.all([
+    const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }, { OtherPythons }] = await Promise.all([
       import("../python-bridge/pool.js"),
       import("../python-bridge/runtime.js"),
+      import("../python-bridge/other-pythons.js"),
     ]);
     const pool = new WorkerPool({ interpreter: resolved.interpreter, cwd, size: defaultPoolSize() });
     pool.warm(first);
-    return new PythonRuntime(pool);
+    return new PythonRuntime(pool, new OtherPythons(resolved.interpreter, cwd));
   });
   return { runtime, afterPort: begin };
 }

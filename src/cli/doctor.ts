@@ -10,10 +10,11 @@ import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.j
 import { ourPlugins } from "./install.js";
 import { nodeRuntime, pulumiSdk } from "./node-environment.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
-import { probePython, versionText, type ProbeResult } from "./python-probe.js";
+import { probePython, versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
 import { checkNodeReferences, checkPythonReferences, pythonReferenceQuestions, readDeclarations } from "./reference-checks.js";
-import { analyzeResources, checkResource, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
-import { readStackExport, type DynamicResource, type Language } from "./stack-export.js";
+import { analyzeResources, checkResource, needsOtherPython, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
+import { InterpreterSearch, type Search } from "../python-bridge/interpreter-search.js";
+import { readStackExport, type Analysis, type DynamicResource, type Language } from "./stack-export.js";
 
 const USAGE = `usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [DIR]
   Which plugins the engine launches for the program in DIR (default: the current directory), the
@@ -110,8 +111,9 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   ask.classes.push(...forReferences.classes);
   const python = await checkPython(launch, ask, (why) => block(["python"], why), f);
   checkPythonReferences(declared.python, python, f);
+  const otherPythons = python?.ok ? await searchOtherPythons(launch, analyses.values(), python.probe) : undefined;
   const verdicts = { loads: 0, cannot: 0, unchecked: 0 };
-  for (const r of resources ?? []) verdicts[checkResource(r, { cwd: launch.cwd, blockers, analyses, python }, f)]++;
+  for (const r of resources ?? []) verdicts[checkResource(r, { cwd: launch.cwd, blockers, analyses, python, otherPythons }, f)]++;
 
   const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
   const checked = resources
@@ -160,6 +162,19 @@ function isThisHost(file: string, binary: string): boolean {
 }
 
 /** The interpreter the Python plugin would use, asked about its packages and the stack's modules. */
+/** As the plugin would: for by-value code of another Python, an interpreter of that minor with pulumi and dill. */
+async function searchOtherPythons(launch: PluginLaunch, analyses: Iterable<Analysis>, probe: PythonProbe): Promise<Map<Analysis, Search>> {
+  const found = new Map<Analysis, Search>();
+  const resolution = resolveInterpreter(launch.cwd, launch.env);
+  if (!resolution.ok) return found;
+  const search = new InterpreterSearch(resolution.interpreter, launch.cwd);
+  for (const a of analyses) {
+    if (!needsOtherPython(a, probe) || !a.ok || a.language !== "python" || !a.facts.code?.minors) continue;
+    found.set(a, await search.find(a.facts.code.minors));
+  }
+  return found;
+}
+
 async function checkPython(launch: PluginLaunch, ask: ReturnType<typeof pythonQuestions>, block: (why: string) => void, f: Findings): Promise<ProbeResult | undefined> {
   const resolution = resolveInterpreter(launch.cwd, launch.env);
   if (!resolution.ok) {

@@ -3,11 +3,15 @@
 // Node: every module its closure requires resolves. Python: the modules its
 // pickle names are found by the program's Python, a class pickled by reference
 // is there, and by-value code was written by a Python of the same minor
-// version. Every problem line names the resource's URN and what to do.
+// version, or by one the plugin would find and run it with
+// (src/python-bridge/interpreter-search.ts). Every problem line names the
+// resource's URN and what to do.
 import { resolveRequire, packageOf } from "./node-environment.js";
 import { versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
 import { analyzePayload, ENCRYPTED, type Analysis, type DynamicResource, type Language } from "./stack-export.js";
 import type { GlobalRef } from "../python-bridge/pickle-inspect.js";
+import type { Search } from "../python-bridge/interpreter-search.js";
+import { describeFound, driftMessage } from "../python-bridge/other-pythons.js";
 
 export type Findings = (kind: "ok" | "note" | "problem", line: string) => void;
 /** Per language, why nothing of it can run here (with what to do), when so. */
@@ -48,6 +52,11 @@ export interface CheckContext {
   blockers: Blockers;
   analyses: Map<DynamicResource, Analysis>;
   python?: ProbeResult;
+  /**
+   * For by-value code the program's Python cannot run: where the host looked
+   * for that code's Python (what the plugin would do), by analysis.
+   */
+  otherPythons?: Map<Analysis, Search>;
 }
 
 const RESTORE = "run `pulumi up` from the program so the engine stores its provider anew (a refresh or destroy before that fails on it)";
@@ -75,27 +84,40 @@ export function checkResource(r: DynamicResource, ctx: CheckContext, f: Findings
     if (a.dynamicRequires > 0) f("note", `${r.urn}: its provider calls require() with ${a.dynamicRequires} computed name(s), which cannot be checked without running it`);
     if (problems.length === 0) f("ok", `${r.urn}: loads here (nodejs; requires ${a.requires.length ? a.requires.join(", ") : "nothing"})`);
   } else if (a?.ok && a.language === "python" && ctx.python?.ok) {
-    problems.push(...pythonProblems(a, ctx.python.probe, ctx.cwd));
+    const other = ctx.otherPythons?.get(a);
+    problems.push(...pythonProblems(a, ctx.python.probe, ctx.cwd, other));
     if (problems.length === 0) {
       const cls = a.facts.providerClass;
       const what = cls ? `${cls.module}.${cls.name} ${cls.byValue ? "by value" : "by reference"}` : "provider";
-      f("ok", `${r.urn}: loads here (python; ${what}${a.facts.code ? `, code of ${a.facts.code.describe}` : ""}; modules ${a.modules.join(", ") || "none"})`);
+      const where = other?.found ? `, run by ${describeFound(other.found)}, not the program's Python` : "";
+      f("ok", `${r.urn}: loads here (python; ${what}${a.facts.code ? `, code of ${a.facts.code.describe}` : ""}${where}; modules ${a.modules.join(", ") || "none"})`);
     }
   }
   for (const problem of problems) f("problem", `${r.urn}: ${problem}`);
   return problems.length > 0 ? "cannot" : "loads";
 }
 
-function pythonProblems(a: Extract<Analysis, { language: "python" }>, probe: PythonProbe, cwd: string): string[] {
+/** Whether the program's Python (`probe`) cannot run the by-value code `a` holds: the host then looks for another. */
+export function needsOtherPython(a: Analysis, probe: PythonProbe): boolean {
+  const code = a.ok && a.language === "python" ? a.facts.code : undefined;
+  return code !== undefined && !code.accepts([probe.version[0], probe.version[1]]);
+}
+
+function pythonProblems(a: Extract<Analysis, { language: "python" }>, probe: PythonProbe, cwd: string, other: Search | undefined): string[] {
   const problems: string[] = [];
   const python = `${probe.executable} ${versionText(probe)}`;
   const cls = a.facts.providerClass;
   const clsName = cls ? ` ${cls.module}.${cls.name}` : "";
   const code = a.facts.code;
-  if (code && !code.accepts([probe.version[0], probe.version[1]])) {
+  if (code && needsOtherPython(a, probe) && !other?.found) {
     problems.push(
-      `its provider${clsName} was pickled by ${code.describe} (${a.facts.dillModule === "dill.dill" ? "dill 0.2" : "dill ≥ 0.3"}), but the Python here is ${python}; ` +
-        "dill cannot run code objects from another Python version: run `pulumi up` with the same Python the program was last deployed with, or recreate the resource",
+      driftMessage({
+        subject: `its provider${clsName}`,
+        origin: code,
+        dill: a.facts.dillModule === "dill.dill" ? "dill 0.2" : "dill ≥ 0.3",
+        mine: python,
+        search: other,
+      }),
     );
   }
   const missing = (m: string) => {

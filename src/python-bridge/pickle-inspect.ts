@@ -4,6 +4,7 @@
 // to refuse a pickle whose by-value code was made by another Python before a
 // worker tries to run foreign bytecode.
 import { Parser } from "pickleparser";
+import { minorsFitting } from "./bytecode-versions.js";
 
 export interface ProviderClass {
   module: string;
@@ -16,6 +17,8 @@ export interface ProviderClass {
 export interface CodeOrigin {
   describe: string;
   accepts(version: [number, number]): boolean;
+  /** The minors ("3.12") it can be, when it is one of a few the host knows; the host looks for an interpreter of these. */
+  minors?: string[];
 }
 
 export interface PickleFacts {
@@ -51,17 +54,30 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * `_create_code` argument counts of dill ≥ 0.3.6 by the Python that pickled
  * (dill's save_code): 3.10+ put co_lnotab first, 3.11 added qualname and the
  * exception table. 3.11 and later share a layout; the pickle protocol then
- * separates 3.14 (default protocol 5) from 3.11–3.13 (protocol 4).
+ * separates 3.14 (default protocol 5) from 3.11–3.13 (protocol 4), and the
+ * bytecode itself (./bytecode-versions.ts) which of 3.11, 3.12 and 3.13, as
+ * it does 3.8 from 3.9.
  */
-function codeOrigin(arity: number, lnotabFirst: boolean, protocol: number | undefined): CodeOrigin | undefined {
+function codeOrigin(arity: number, lnotabFirst: boolean, protocol: number | undefined, codes: Uint8Array[]): CodeOrigin | undefined {
   const range = (lo: number, hi: number | undefined, describe: string): CodeOrigin => ({
     describe,
     accepts: ([maj, min]) => maj === 3 && min >= lo && (hi === undefined || min <= hi),
   });
-  if (arity === 15 && !lnotabFirst) return range(7, 7, "Python 3.7");
-  if (arity === 16 && !lnotabFirst) return range(8, 9, "Python 3.8 or 3.9");
-  if (arity === 17 && lnotabFirst) return range(10, 10, "Python 3.10");
-  if (arity === 19 && lnotabFirst) return protocol !== undefined && protocol >= 5 ? range(14, undefined, "Python 3.14 or later") : range(11, 13, "Python 3.11 to 3.13");
+  /** Of the minors `lo`..`hi` sharing one layout, those the bytecode fits; the whole range when it fits none. */
+  const narrowed = (lo: number, hi: number, describeAll: string): CodeOrigin => {
+    const all = Array.from({ length: hi - lo + 1 }, (_, i) => `3.${lo + i}`);
+    const fit = minorsFitting(all, codes);
+    if (fit.length === 0 || fit.length === all.length) return { ...range(lo, hi, describeAll), minors: all };
+    return {
+      describe: `Python ${fit.length === 1 ? fit[0] : `${fit.slice(0, -1).join(", ")} or ${fit[fit.length - 1]}`}`,
+      accepts: ([maj, min]) => fit.includes(`${maj}.${min}`),
+      minors: fit,
+    };
+  };
+  if (arity === 15 && !lnotabFirst) return { ...range(7, 7, "Python 3.7"), minors: ["3.7"] };
+  if (arity === 16 && !lnotabFirst) return narrowed(8, 9, "Python 3.8 or 3.9");
+  if (arity === 17 && lnotabFirst) return { ...range(10, 10, "Python 3.10"), minors: ["3.10"] };
+  if (arity === 19 && lnotabFirst) return protocol !== undefined && protocol >= 5 ? range(14, undefined, "Python 3.14 or later") : narrowed(11, 13, "Python 3.11 to 3.13");
   return undefined;
 }
 
@@ -86,6 +102,8 @@ export function inspectPayload(text: string): Inspection {
   const facts: PickleFacts = { protocol: bytes[0] === 0x80 ? bytes[1] : undefined };
   let codeArity: number | undefined;
   let lnotabFirst = false;
+  /** co_code of every code object, in the layout of the first. */
+  const codes: Uint8Array[] = [];
   let root: unknown;
   const globals = new Map<string, GlobalRef>();
   const importedModules = new Set<string>();
@@ -104,6 +122,11 @@ export function inspectPayload(text: string): Inspection {
           if (name === "_create_code" && codeArity === undefined) {
             codeArity = args.length;
             lnotabFirst = typeof args[0] !== "number";
+          }
+          if (name === "_create_code" && args.length === codeArity) {
+            // co_code follows argcount, posonlyargcount, kwonlyargcount, nlocals, stacksize and flags (co_lnotab first from 3.10).
+            const code = args[(lnotabFirst ? 1 : 0) + (codeArity === 15 ? 5 : 6)];
+            if (code instanceof Uint8Array) codes.push(code);
           }
           if (name === "_import_module" && typeof args[0] === "string") importedModules.add(args[0]);
           const made = function (this: Record<string, unknown>) {
@@ -130,7 +153,7 @@ export function inspectPayload(text: string): Inspection {
   facts.providerClass = providerClassOf(root);
   const held = root && typeof root === "object" ? (root as Record<string, unknown>).pulumi_dynamic_host_reference : undefined;
   if (typeof held === "string") facts.heldReference = held;
-  if (codeArity !== undefined) facts.code = codeOrigin(codeArity, lnotabFirst, facts.protocol);
+  if (codeArity !== undefined) facts.code = codeOrigin(codeArity, lnotabFirst, facts.protocol, codes);
   return { ok: true, facts };
 }
 

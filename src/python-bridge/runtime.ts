@@ -23,6 +23,8 @@ import { ChannelBrokenError, RpcError } from "./connection.js";
 import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.js";
 import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } from "./protocol.js";
 import type { WorkerPool } from "./pool.js";
+import { describeFound, driftMessage, type OtherPythons } from "./other-pythons.js";
+import type { Found } from "./interpreter-search.js";
 
 /** A bag of the worker's answer, passed on as the bytes it is; its top level is checked here. */
 function encoded(call: CallInfo, field: string, bytes: unknown): EncodedStruct {
@@ -78,6 +80,11 @@ function requestValueError(subject: string, propsField: string, e: RpcError): Ba
   return undefined;
 }
 
+/** " <module>.<Class>" of the provider a pickle holds, or "" when it cannot be read. */
+function className(facts: PickleFacts): string {
+  return facts.providerClass ? ` ${facts.providerClass.module}.${facts.providerClass.name}` : "";
+}
+
 /** The helper's class, as a pickle of its object names it (python-stub/helper/pulumi_dynamic_host/reference.py). */
 const HELPER_CLASS = { module: "pulumi_dynamic_host.reference", name: "ProviderReference" };
 
@@ -86,21 +93,34 @@ function declaration(reference: ProviderReference) {
   return { reference: reference.reference, typeToken: reference.typeToken, declaredIn: reference.declaredIn };
 }
 
+/** What vetting a payload decided: its facts, and the other Python that runs it when the program's cannot. */
+interface Vetted {
+  facts: PickleFacts;
+  other?: { found: Found; pool: WorkerPool };
+}
+
 export class PythonRuntime implements DynamicRuntime {
   readonly language = "python" as const;
   /** Bags cross to the worker, and outs back, as the bytes they came in (src/host/struct-bytes.ts). */
   readonly bags = "encoded" as const;
-  private readonly facts = new Map<string, PickleFacts>();
+  private readonly vetted = new Map<string, Vetted>();
+  /** Resources already warned that another Python runs their provider, by URN and interpreter. */
+  private readonly warned = new Set<string>();
   /** By reference string: the text a program passing it with the helper writes, made once. */
   private readonly referenceTexts = new Map<string, Promise<string>>();
   /** By `__provider` text: the reference a pickle of the helper's object holds, or null for any other text. */
   private readonly heldReferences = new Map<string, string | null>();
 
-  constructor(readonly pool: WorkerPool) {}
+  /** `others`: where pickles of another Python minor run; without it they are refused. */
+  constructor(
+    readonly pool: WorkerPool,
+    private readonly others?: OtherPythons,
+  ) {}
 
   async configure(args: Bag): Promise<void> {
+    const encoded = encodeStruct(args);
     try {
-      await this.pool.configure(encodeStruct(args));
+      await Promise.all([this.pool.configure(encoded), this.others?.configure(encoded)]);
     } catch (e) {
       throw (e instanceof RpcError && requestValueError("Configure", "args", e)) || e;
     }
@@ -182,60 +202,97 @@ export class PythonRuntime implements DynamicRuntime {
   /** `async def` methods in flight are cancelled in the worker; synchronous ones finish. */
   cancelAll(): void {
     this.pool.cancelAll();
+    this.others?.cancelAll();
   }
 
-  close(): Promise<void> {
-    return this.pool.close();
+  async close(): Promise<void> {
+    await Promise.all([this.pool.close(), this.others?.close()]);
   }
 
   /**
    * What a payload holds, read once per distinct text without running it;
    * payloads that cannot work (not base64, JavaScript, code from another
-   * Python) are refused before any worker unpickles them.
+   * Python no interpreter found can run) are refused before any worker
+   * unpickles them. Code from another Python that one found can run is
+   * routed to that Python's workers, with a warning under the resource.
    */
-  private vet(call: CallInfo, text: string): PickleFacts | Promise<PickleFacts> {
-    return this.facts.get(text) ?? this.vetNew(call, text);
+  private vet(call: CallInfo, text: string): Vetted | Promise<Vetted> {
+    const known = this.vetted.get(text);
+    if (known) {
+      this.warnOther(call, known);
+      return known;
+    }
+    return this.vetNew(call, text).then((vetted) => {
+      this.warnOther(call, vetted);
+      return vetted;
+    });
+  }
+
+  /** Once per resource and interpreter: the warning that another Python runs its provider. */
+  private warnOther(call: CallInfo, vetted: Vetted): void {
+    if (vetted.other) {
+      const key = `${call.urn}\0${vetted.other.found.probe.python}`;
+      if (!this.warned.has(key)) {
+        this.warned.add(key);
+        call.log?.(
+          "warning",
+          `this resource's provider${className(vetted.facts)} was pickled by ${vetted.facts.code!.describe}, and this program's Python ` +
+            `cannot run that bytecode; running it with ${describeFound(vetted.other.found)}. \`pulumi up\` under the program's ` +
+            `Python writes a new __provider for resources it updates`,
+        );
+      }
+    }
   }
 
   /** vet for a text not seen before. */
-  private async vetNew(call: CallInfo, text: string): Promise<PickleFacts> {
+  private async vetNew(call: CallInfo, text: string): Promise<Vetted> {
     const inspection = inspectPayload(text);
     if (!inspection.ok) throw new BadRequestError(`${call.operation} ${call.urn}: ${inspection.problem}`, grpc.status.UNKNOWN);
     const facts = inspection.facts;
+    let vetted: Vetted = { facts };
     if (facts.code) {
       // A worker that cannot start fails the request itself, with an error naming it.
       const worker = await this.pool.workerInfo();
       const version = worker && pythonMinor(worker.python);
       if (worker && version && !facts.code.accepts(version)) {
-        const cls = facts.providerClass ? ` ${facts.providerClass.module}.${facts.providerClass.name}` : "";
-        throw new BadRequestError(
-          `${call.operation} ${call.urn}: the${cls} provider was pickled by ${facts.code.describe} ` +
-            `(${facts.dillModule === "dill.dill" ? "dill 0.2" : "dill ≥ 0.3"}), but this program's Python is ${worker.python} ` +
-            `with dill ${worker.dill}; dill cannot run code objects from another Python version. ` +
-            `Run \`pulumi up\` with the same Python the program was last deployed with, or recreate the resource`,
-          grpc.status.UNKNOWN,
-        );
+        const search = await this.others?.find(facts.code);
+        if (!search?.found) {
+          throw new BadRequestError(
+            driftMessage({
+              subject: `${call.operation} ${call.urn}: the${className(facts)} provider`,
+              origin: facts.code,
+              dill: facts.dillModule === "dill.dill" ? "dill 0.2" : "dill ≥ 0.3",
+              mine: `${worker.python} (${this.others ? `${this.others.main.python}, ` : ""}dill ${worker.dill})`,
+              search,
+            }),
+            grpc.status.UNKNOWN,
+          );
+        }
+        vetted = { facts, other: { found: search.found, pool: this.others!.poolFor(search.found) } };
       }
     }
-    this.facts.set(text, facts);
-    return facts;
+    this.vetted.set(text, vetted);
+    return vetted;
   }
 
   /** One request to the pool, its failure mapped onto the host's error kinds. */
   private async call(call: CallInfo, method: Method, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const source = params.provider as ProviderSource;
     let facts: PickleFacts | undefined;
+    let pool = this.pool;
     if (source.reference) {
       params.provider = undefined;
       params.reference = declaration(source.reference);
     } else {
       params.provider = source.text;
-      const vetted = this.vet(call, source.text);
-      facts = vetted instanceof Promise ? await vetted : vetted;
+      const pending = this.vet(call, source.text);
+      const vetted = pending instanceof Promise ? await pending : pending;
+      facts = vetted.facts;
+      if (vetted.other) pool = vetted.other.pool;
     }
     params.urn = call.urn;
     try {
-      return await this.pool.request({ method, urn: call.urn, operation: call.operation }, params, call.signal);
+      return await pool.request({ method, urn: call.urn, operation: call.operation }, params, call.signal);
     } catch (e) {
       if (e instanceof RpcError) {
         if (e.code === ErrorCodes.UserError || e.code === ErrorCodes.LoadError) {

@@ -5,6 +5,7 @@
 // URN, exit 1 on any problem, 2 on bad input, no provider code run.
 import { expect } from "chai";
 import fs from "node:fs";
+import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
@@ -141,9 +142,9 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
         `ok: ${n("configured")}: loads here (nodejs; requires sleep-promise/build/cjs.js)`,
         `ok: ${n("create-only")}: loads here (nodejs; requires nothing)`,
         `note: ${n("encrypted")}: not checked: its __provider is secret (encrypted in the export; run \`pulumi stack export --show-secrets\` to inspect it)`,
-        `ok: ${p("minimal")}: loads here (python; __main__.Minimal by value, code of Python 3.11 to 3.13; modules pulumi.dynamic.dynamic)`,
+        `ok: ${p("minimal")}: loads here (python; __main__.Minimal by value, code of Python 3.11; modules pulumi.dynamic.dynamic)`,
         `ok: ${p("local")}: loads here (python; provider.SimpleProvider by reference; modules provider)`,
-        `ok: ${p("scripted")}: loads here (python; __main__.Scripted by value, code of Python 3.11 to 3.13; modules pulumi.dynamic.dynamic, os, sys, time, contextvars)`,
+        `ok: ${p("scripted")}: loads here (python; __main__.Scripted by value, code of Python 3.11; modules pulumi.dynamic.dynamic, os, sys, time, contextvars)`,
       ]);
       expect(run.out.join("\n")).not.to.include(pythonProvider("scripted").slice(0, 60));
     });
@@ -231,7 +232,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       const entries = [{ type: PYTHON_TYPE, name: "uses-modules", provider: payload }];
       const here = await check(dir, entries);
       expect(here.code, here.out.join("\n")).to.equal(0);
-      expect(here.out).to.include(`ok: ${p("uses-modules")}: loads here (python; __main__.UsesModules by value, code of Python 3.11 to 3.13; modules pulumi.dynamic.dynamic, helpermod, pkg.sub)`);
+      expect(here.out).to.include(`ok: ${p("uses-modules")}: loads here (python; __main__.UsesModules by value, code of Python 3.11; modules pulumi.dynamic.dynamic, helpermod, pkg.sub)`);
       expect(fs.existsSync(path.join(dir, "init-ran")), "pkg/__init__.py ran").to.equal(false);
 
       fs.rmSync(path.join(dir, "pkg/sub.py"));
@@ -249,10 +250,25 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       const run = await check(PYTHON_PROGRAM, [{ type: PYTHON_TYPE, name: "py310", provider: pickleFromPython310() }]);
       expect(run.code).to.equal(1);
       expect(run.problems).to.have.length(1);
+      // What the plugin would answer: where it looked for a Python 3.10 with pulumi and dill, and the ways out.
       expect(run.problems[0]).to.match(
         new RegExp(
-          `^problem: ${p("py310")}: its provider was pickled by Python 3\\.10 \\(dill ≥ 0\\.3\\), but the Python here is ${TEST_VENV}/bin/python 3\\.11\\.\\d+; ` +
-            "dill cannot run code objects from another Python version: run `pulumi up` with the same Python the program was last deployed with, or recreate the resource$",
+          `^problem: ${p("py310")}: its provider was pickled by Python 3\\.10 \\(dill ≥ 0\\.3\\), but this program's Python is ${TEST_VENV}/bin/python 3\\.11\\.\\d+, ` +
+            "and bytecode from another Python version cannot run\\. No Python 3\\.10 with pulumi and dill was found; .* or run `pulumi up` once under the program's current Python: ",
+        ),
+      );
+    });
+
+    it("code pickled by another Python that the plugin would find beside the program's virtualenv", async function () {
+      const other = `${REPO}.cache/test-venv-other/bin/python`;
+      const minor = execFileSync(other, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], { encoding: "utf8" }).trim();
+      const payload = execFileSync(other, [`${FIXTURES}python_drift_provider.py`], { cwd: FIXTURES, encoding: "utf8" }).trim();
+      const run = await check(PYTHON_PROGRAM, [{ type: PYTHON_TYPE, name: "drift", provider: payload }]);
+      expect(run.problems).to.deep.equal([]);
+      expect(run.out.find((l) => l.includes(p("drift")))).to.match(
+        new RegExp(
+          `^ok: ${p("drift")}: loads here \\(python; __main__\\.Echo by value, code of Python ${minor.replace(".", "\\.")}, ` +
+            `run by ${REPO}\\.cache/test-venv-other/bin/python${minor.replace(".", "\\.")} \\(Python ${minor.replace(".", "\\.")}\\.\\d+, pulumi 3\\.270\\.0, dill 0\\.4\\.1\\), not the program's Python; modules `,
         ),
       );
     });

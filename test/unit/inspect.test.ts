@@ -89,7 +89,7 @@ describe("inspect: the dynamic resources of a stack export, read without running
       providerClass: { module: "__main__", name: "Minimal", byValue: true },
       modules: ["pulumi.dynamic.dynamic"],
       classes: ["pulumi.dynamic.dynamic.ResourceProvider", "pulumi.dynamic.dynamic.CreateResult"],
-      pythonVersion: "Python 3.11 to 3.13",
+      pythonVersion: "Python 3.11",
       pickleProtocol: 4,
       dynamicRequires: null,
     });
