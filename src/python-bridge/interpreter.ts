@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import path from "node:path";
+import { findProjectRoot } from "../host/project-root.js";
 
 export interface Interpreter {
   /** The python executable to run. */
@@ -24,6 +25,8 @@ export interface ResolveDeps {
   isDirectory(p: string): boolean;
   /** `poetry env info --path` in cwd: stdout with trailing newlines removed, or "" when it fails. */
   poetryEnvPath(cwd: string, env: NodeJS.ProcessEnv): string;
+  /** The directory holding the project's Pulumi.yaml, at or above cwd (unset: the project is not looked for). */
+  projectRoot?(cwd: string): string | undefined;
 }
 
 export const realDeps: ResolveDeps = {
@@ -37,6 +40,7 @@ export const realDeps: ResolveDeps = {
       return "";
     }
   },
+  projectRoot: findProjectRoot,
 };
 
 /**
@@ -66,7 +70,7 @@ export function resolveInterpreter(cwd: string, env: NodeJS.ProcessEnv, deps: Re
     return { ok: true, interpreter: { python: env.PULUMI_PYTHON_CMD || "python3", env: { ...env, PWD: pwd } } };
   }
   if (venv.endsWith("/")) venv = venv.slice(0, -1);
-  if (!venv.startsWith("/")) venv = `${pwd}/${venv}`;
+  if (!venv.startsWith("/")) venv = relativeVirtualenv(venv, cwd, pwd, deps);
   const python = `${venv}/bin/python`;
   if (deps.isFile(python)) {
     const workerEnv: NodeJS.ProcessEnv = { ...env, PWD: pwd, PATH: `${venv}/bin:${env.PATH ?? ""}` };
@@ -88,4 +92,21 @@ export function resolveInterpreter(cwd: string, env: NodeJS.ProcessEnv, deps: Re
       "For more information see: https://www.pulumi.com/docs/intro/languages/python/#virtual-environments",
     ],
   };
+}
+
+/**
+ * A relative virtualenv (the option, or uv's `.venv`) is found where the
+ * reference launcher looks, under the plugin's working directory; when that
+ * has none and `main:` put the plugin below the project root, under the root,
+ * where the language host resolved it for the program (a deliberate difference:
+ * the reference fails there, docs/parity.md). Otherwise the launcher's path,
+ * so its error names what it names.
+ */
+function relativeVirtualenv(venv: string, cwd: string, pwd: string, deps: ResolveDeps): string {
+  const underPwd = `${pwd}/${venv}`;
+  if (deps.isFile(`${underPwd}/bin/python`)) return underPwd;
+  const root = deps.projectRoot?.(cwd);
+  if (root === undefined || path.resolve(root) === path.resolve(cwd)) return underPwd;
+  const underRoot = path.join(root, venv);
+  return deps.isFile(`${underRoot}/bin/python`) ? underRoot : underPwd;
 }

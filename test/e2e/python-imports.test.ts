@@ -67,6 +67,8 @@ interface Layout {
   prepare?: (root: string) => void;
   /** The interpreter the plugin is to run the provider in. */
   python: (root: string) => string;
+  /** What the reference's failed up says, when it fails for another reason than the import. */
+  referenceFails?: string;
 }
 
 const pip = () => ({ PULUMI_RUNTIME_TOOLCHAIN: "pip", PULUMI_RUNTIME_VIRTUALENV: TEST_VENV });
@@ -103,6 +105,22 @@ const LAYOUTS: Record<string, Layout> = {
     programPath: ["src"],
     runtimeEnv: pip,
     python: () => VENV_PYTHON,
+  },
+  "a package under src/, main: src/app, the virtualenv option relative to the project root": {
+    files: {
+      "src/app/__main__.py": "import os, sys\nsys.path.insert(0, os.path.dirname(os.getcwd()))\nfrom gadgetry import gadgets\n",
+      "src/gadgetry/__init__.py": "",
+      "src/gadgetry/gadgets.py": "@gadgets",
+    },
+    main: "src/app",
+    module: "gadgetry.gadgets",
+    programPath: ["src"],
+    // `virtualenv: venv` in Pulumi.yaml: the language host finds it under the project root; the
+    // reference launcher looks under its cwd (src/app) and stops before its port line.
+    runtimeEnv: () => ({ PULUMI_RUNTIME_TOOLCHAIN: "pip", PULUMI_RUNTIME_VIRTUALENV: "venv" }),
+    prepare: (root) => fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(root, "venv")),
+    python: (root) => `${root}/venv/bin/python`,
+    referenceFails: `but "PROJECT/src/app/venv" doesn't exist`,
   },
   "a sibling module of the program, toolchain uv": {
     files: {
@@ -247,7 +265,13 @@ describe("end to end (Python): provider classes in the program's own modules loa
         expect(ours.ops.destroy.summary!.resource_changes).to.deep.equal({ delete: 2 });
       });
 
-      if (name.includes("PYTHONSAFEPATH") || name.includes("src/")) {
+      if (layout.referenceFails) {
+        it("the reference: its launcher looks for the virtualenv under main: and stops, so the up fails (what we fix)", function () {
+          expect(theirs.ops.up.error, "the reference's up").to.be.an("object");
+          expect(errors(theirs.ops.up) + (theirs.ops.up.error?.message ?? "")).to.contain(layout.referenceFails!.replace("PROJECT", theirs.root));
+          expect(theirs.ops.up.resources).to.deep.equal({});
+        });
+      } else if (name.includes("PYTHONSAFEPATH") || name.includes("src/")) {
         it("the reference: the plugin cannot import the module, so the up fails (what we fix)", function () {
           const top = layout.module.split(".")[0];
           expect(theirs.ops.up.error, "the reference's up").to.be.an("object");

@@ -98,4 +98,31 @@ describe("python interpreter resolution (the reference launcher's rules)", funct
       expect(r.stderr.slice(1)).to.deep.equal(help("/proj/empty"));
     }
   });
+  describe("main: below the project root, a relative virtualenv (a deliberate difference: the reference looks only under main:)", function () {
+    const APP = "/proj/src/app";
+    const withRoot = (files: string[]) => ({ ...deps(files), projectRoot: (cwd: string) => (cwd.startsWith("/proj") ? "/proj" : undefined) });
+
+    it("found only under the project root, where the language host resolved it for the program: used", function () {
+      const r = resolveInterpreter(APP, { ...base, PULUMI_RUNTIME_VIRTUALENV: "venv" }, withRoot(["/proj/venv/bin/python"]));
+      expect(r.ok && r.interpreter.python).to.equal("/proj/venv/bin/python");
+      expect(r.ok && r.interpreter.env.PATH).to.equal("/proj/venv/bin:/usr/bin");
+      expect(r.ok && r.interpreter.env.PULUMI_RUNTIME_VIRTUALENV).to.equal("/proj/venv");
+    });
+
+    it("uv's .venv beside the root's uv.lock: used", function () {
+      const r = resolveInterpreter(APP, { ...base, PULUMI_RUNTIME_TOOLCHAIN: "uv" }, withRoot(["/proj/.venv/bin/python"]));
+      expect(r.ok && r.interpreter.python).to.equal("/proj/.venv/bin/python");
+    });
+
+    it("under both: the one under main:, as the launcher picks", function () {
+      const r = resolveInterpreter(APP, { ...base, PULUMI_RUNTIME_VIRTUALENV: "venv" }, withRoot(["/proj/venv/bin/python", `${APP}/venv/bin/python`]));
+      expect(r.ok && r.interpreter.python).to.equal(`${APP}/venv/bin/python`);
+    });
+
+    it("under neither: the launcher's error, naming the path under main:", function () {
+      const r = resolveInterpreter(APP, { ...base, PULUMI_RUNTIME_VIRTUALENV: "venv" }, withRoot([]));
+      expect(r.ok).to.equal(false);
+      if (!r.ok) expect(r.stderr[0]).to.equal(`The 'virtualenv' option in Pulumi.yaml is set to "${APP}/venv", but "${APP}/venv" doesn't exist.`);
+    });
+  });
 });
