@@ -121,7 +121,7 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
     List: refusedStream("List", new NotImplementedError(mode.unimplemented("List"))),
     Update: unary("Update", (req: Req, signal) => core.update(bags("Update", req, "olds", "news"), signal)),
     Delete: unary("Delete", async (req: Req, signal) => {
-      await core.delete(bags("Delete", req, "properties"), signal);
+      await core.delete(bags("Delete", req, "properties", "old_inputs"), signal);
       return {};
     }),
     Construct: refuse("Construct"),
@@ -151,6 +151,9 @@ function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: n
     const urn = req.urn ?? "";
     const secrets = () => redaction.secretsFor(rpc, req);
     const out: Record<string, unknown> = { urn, type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0, secrets };
+    // For the provider's call context: the resource's name, and Create's and Update's preview flag.
+    out.name = req.name ?? "";
+    if (typeof req.preview === "boolean") out.preview = req.preview;
     for (const n of names) {
       // Set on the wire = an own property; unset ones fall to the prototype's default.
       const v = Object.prototype.hasOwnProperty.call(req, n) ? req[n] : undefined;

@@ -33,6 +33,8 @@ import {
 } from "../host/wire.js";
 import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
 import { isReferenceText, referenceText } from "./reference-text.js";
+import { resolveOutputs } from "./secret-outputs.js";
+import { CallContext } from "./call-context.js";
 
 type Obj = Record<string, any>;
 
@@ -69,8 +71,8 @@ export class NodeRuntime implements DynamicRuntime {
       let inputs: any = news;
       let failures: any = [];
       if (has(call, provider, "check")) {
-        const result = expectObject(call, "check", await (provider as Obj).check(olds, news));
-        if (result.inputs) inputs = result.inputs;
+        const result = expectObject(call, "check", await (provider as Obj).check(olds, news, new CallContext(call)));
+        if (result.inputs) inputs = await resolveOutputs(call, "check", "inputs", result.inputs);
         if (result.failures) failures = result.failures;
       }
       // Upstream sets the key on the object the user returned; keep that visible effect.
@@ -87,7 +89,7 @@ export class NodeRuntime implements DynamicRuntime {
       const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, source);
       if (!has(call, provider, "diff")) return { changes: "unknown", replaces: [], deleteBeforeReplace: false, byDefault: true };
-      const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news));
+      const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news, new CallContext(call)));
       return {
         changes: result.changes === true ? "some" : result.changes === false ? "none" : "unknown",
         replaces: result.replaces && result.replaces.length !== 0 ? replacesList(call, result.replaces) : [],
@@ -102,8 +104,8 @@ export class NodeRuntime implements DynamicRuntime {
       const provider = await this.provider(call, source);
       // Called whatever it is, as upstream: without one, V8's own `provider.create is not a function`.
       has(call, provider, "create");
-      const result = expectObject(call, "create", await (provider as Obj).create(props));
-      const outs = withProvider(result.outs || {}, props);
+      const result = expectObject(call, "create", await (provider as Obj).create(props, new CallContext(call)));
+      const outs = withProvider(await resolveOutputs(call, "create", "outs", result.outs || {}) as Obj, props);
       return { id: createdId(call, result.id), outs: toStruct(call, "create", "outs", outs) };
     });
   }
@@ -114,11 +116,11 @@ export class NodeRuntime implements DynamicRuntime {
       const provider = await this.provider(call, source);
       // Without a read method the state goes back exactly as it came.
       if (!has(call, provider, "read")) return { id, outs: propsBag ?? { fields: {} } };
-      const result = expectObject(call, "read", await (provider as Obj).read(id, props));
-      const outs = withProvider(result.props || {}, props);
+      const result = expectObject(call, "read", await (provider as Obj).read(id, props, new CallContext(call)));
+      const outs = withProvider(await resolveOutputs(call, "read", "props", result.props || {}) as Obj, props);
       const outcome: ReadOutcome = { id: wireString(result.id), outs: toStruct(call, "read", "props", outs) };
       if (result.inputs) {
-        const inputs = withProvider(result.inputs, props);
+        const inputs = withProvider(await resolveOutputs(call, "read", "inputs", result.inputs) as Obj, props);
         outcome.inputs = toStruct(call, "read", "inputs", inputs);
       }
       return outcome;
@@ -132,8 +134,8 @@ export class NodeRuntime implements DynamicRuntime {
       const provider = await this.provider(call, source);
       // Without update the core keeps the old outputs (the reference keeps only {__provider}: docs/parity.md).
       if (!has(call, provider, "update")) return {};
-      const result: Obj = (await (provider as Obj).update(id, olds, news)) || {};
-      const outs = withProvider(result.outs || {}, news);
+      const result: Obj = (await (provider as Obj).update(id, olds, news, new CallContext(call))) || {};
+      const outs = withProvider(await resolveOutputs(call, "update", "outs", result.outs || {}) as Obj, news);
       return { outs: toStruct(call, "update", "outs", outs) };
     });
   }
@@ -142,7 +144,7 @@ export class NodeRuntime implements DynamicRuntime {
     return this.echoing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, source);
-      if (has(call, provider, "delete")) await (provider as Obj).delete(id, props);
+      if (has(call, provider, "delete")) await (provider as Obj).delete(id, props, new CallContext(call));
     });
   }
 

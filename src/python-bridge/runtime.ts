@@ -137,7 +137,7 @@ export class PythonRuntime implements DynamicRuntime {
   }
 
   async delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<void> {
-    await this.call(call, "delete", { provider, id, props: encodeStruct(props) });
+    await this.call(call, "delete", { provider, id, props: encodeStruct(props), oldInputs: encodeStruct(call.oldInputs) });
   }
 
   /**
@@ -234,6 +234,7 @@ export class PythonRuntime implements DynamicRuntime {
       facts = vetted instanceof Promise ? await vetted : vetted;
     }
     params.urn = call.urn;
+    params.context = { name: call.name ?? "", type: call.type ?? "", preview: call.preview, deadline: call.deadline };
     try {
       return await this.pool.request({ method, urn: call.urn, operation: call.operation }, params, call.signal);
     } catch (e) {
