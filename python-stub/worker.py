@@ -838,6 +838,8 @@ def main():
     # that outlived this worker would hold the channel open, and the host would learn of the
     # worker's death only from its exit.
     os.set_inheritable(fd, False)
+    # `pulumi-dynamic-host debug python`: a debugger can attach before any request is served.
+    _load_sibling("debugging").listen_if_asked()
     Worker(protocol.Channel(fd)).serve()
 
 
