@@ -4,7 +4,7 @@ When PULUMI_DYNAMIC_HOST_DEBUGPY is "host:port", the worker listens there for a
 debugger (VS Code's "Python Debugger: Remote Attach", or any DAP client) before
 it serves a request: breakpoints in a provider's methods, which run on the
 worker's threads (or its event loop thread, for `async def`), then stop during
-`pulumi up`. debugpy is the user's, installed in the program's environment; the
+`pulumi up`. debugpy is the program's own (the pulumi SDK requires it); the
 debug command checks that first. Without the variable nothing is imported.
 """
 

@@ -88,13 +88,16 @@ export async function runDebug(args: readonly string[], out: Out): Promise<numbe
     const missing = debugpyMissing(resolved.interpreter.python, resolved.interpreter.env);
     if (missing) {
       process.stderr.write(
-        `pulumi-dynamic-host debug: debugpy is not installed for ${resolved.interpreter.python} (${missing}).\n` +
+        `pulumi-dynamic-host debug: debugpy is not installed for ${resolved.interpreter.python} (${missing}); ` +
+          `recent pulumi SDKs require it, older ones do not.\n` +
           `Install it in the program's environment:\n    ${resolved.interpreter.python} -m pip install debugpy\n`,
       );
       return 1;
     }
     // One worker, so that one debugger sees every call; it listens as soon as it starts (python-stub/debugging.py).
     process.env.PULUMI_DYNAMIC_HOST_PYTHON_WORKERS = "1";
+    // debugpy's warning about frozen stdlib modules concerns breakpoints in the standard library only.
+    process.env.PYDEVD_DISABLE_FILE_VALIDATION ??= "1";
     process.env.PULUMI_DYNAMIC_HOST_DEBUGPY = `127.0.0.1:${parsed.debuggerPort}`;
     debuggerLine = `debugpy: the Python worker listens on 127.0.0.1:${parsed.debuggerPort} (attach once it says so below)`;
   }
@@ -118,10 +121,11 @@ export async function runDebug(args: readonly string[], out: Out): Promise<numbe
   out(`then run pulumi up (or preview, refresh, destroy) as usual; stop this with Ctrl-C.`);
   afterPort?.();
 
+  // `on`, not `once`: execa's signal-exit (Python mode) re-raises a signal no listener is left for.
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
   });
   server.forceShutdown();
   await runtime.close().catch(() => undefined);

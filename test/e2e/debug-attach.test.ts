@@ -7,11 +7,15 @@
 // resumes. Steps for people: docs/debugging.md.
 import { expect } from "chai";
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
 import readline from "node:readline";
-import { REPO } from "../helpers/paths.js";
+import { DapClient } from "../helpers/dap-client.js";
+import { REPO, TEST_VENV } from "../helpers/paths.js";
 import { nodeProvider } from "../helpers/payloads.js";
 import { E2E_ROOT, OUR_ENTRY, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { drive, PYTHON_WORK_DIR } from "./python-driver.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -36,6 +40,21 @@ function lines(child: ChildProcess) {
     seen,
     stderr: () => stderr,
     exited,
+    /** Resolves with the first match of `pattern` in stderr, checked as stderr comes. */
+    inStderr(pattern: RegExp, what: string): Promise<RegExpExecArray> {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = pattern.exec(stderr);
+          if (!m) return false;
+          child.stderr!.off("data", check);
+          resolve(m);
+          return true;
+        };
+        if (check()) return;
+        child.stderr!.on("data", check);
+        void exited.then((code) => reject(new Error(`exited (${code}) before ${what}; stderr ${stderr}`)));
+      });
+    },
     next(match: (l: string) => boolean, what: string): Promise<string> {
       const already = seen.find(match);
       if (already !== undefined) return Promise.resolve(already);
@@ -47,11 +66,12 @@ function lines(child: ChildProcess) {
   };
 }
 
-describe("debugger: a breakpoint in a Node provider method stops during `pulumi up` (attach mode, real engine)", function () {
+describe("debugger: a breakpoint in a provider method stops during `pulumi up` (attach mode, real engine)", function () {
   this.timeout(10 * 60 * 1000);
   let sb: Sandbox;
   let host: ChildProcess | undefined;
   let client: ChildProcess | undefined;
+  let dap: DapClient | undefined;
 
   before(function () {
     prepareEngine();
@@ -59,6 +79,7 @@ describe("debugger: a breakpoint in a Node provider method stops during `pulumi 
   });
   after(function () {
     client?.kill();
+    dap?.close();
     host?.kill("SIGKILL");
     sb?.cleanup();
   });
@@ -114,6 +135,61 @@ describe("debugger: a breakpoint in a Node provider method stops during `pulumi 
     expect(state.outputs.greeting).to.equal("hello debugger");
 
     // The host outlives the engine's run (attach mode: the engine does not stop it), and stops on Ctrl-C.
+    host.kill("SIGINT");
+    expect(await hostOut.exited).to.equal(0);
+    host = undefined;
+  });
+
+  it("debug python: debugpy in the worker; a DAP client's breakpoint in the program's file is hit in create", async function () {
+    // A project of its own whose Pulumi.yaml names the test virtualenv, as a user's would (debugpy is there: the
+    // pulumi SDK requires it).
+    const project = fs.mkdtempSync(path.join(sb.dir, "python-project-"));
+    fs.writeFileSync(path.join(project, "Pulumi.yaml"), `name: e2e-python\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: ${TEST_VENV}\n`);
+    host = spawn(process.execPath, [OUR_ENTRY, "debug", "python", "--debugger-port", "0", "--cwd", project], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const hostOut = lines(host);
+    const exportLine = await hostOut.next((l) => l.includes("export PULUMI_DEBUG_PROVIDERS="), "the export line");
+    const debugProviders = /export PULUMI_DEBUG_PROVIDERS=(pulumi-python:\d+)$/.exec(exportLine.trim())?.[1];
+    expect(debugProviders, exportLine).to.be.a("string");
+    const listening = await hostOut.inStderr(/debugpy listening on 127\.0\.0\.1:(\d+)/, "the worker's debugpy to listen");
+
+    dap = await DapClient.connect("127.0.0.1", Number(listening[1]));
+    await dap.request("initialize", { clientID: "pulumi-dynamic-host-test", adapterID: "debugpy", linesStartAt1: true, columnsStartAt1: true, pathFormat: "path" });
+    const attached = dap.request("attach", { justMyCode: false });
+    await dap.event("initialized");
+    // By-value pickled code keeps the file and lines it was written at: the breakpoint goes in the program's own file.
+    const driver = `${PYTHON_WORK_DIR}/secrets_context.py`;
+    const line = fs.readFileSync(driver, "utf8").split("\n").findIndex((l) => l.includes("# breakpoint-here")) + 1;
+    expect(line).to.be.greaterThan(1);
+    await dap.request("setBreakpoints", { source: { path: driver }, breakpoints: [{ line }] });
+    await dap.request("configurationDone");
+    await attached;
+
+    const running = drive({ ...sb, env: { ...sb.env, PULUMI_DEBUG_PROVIDERS: debugProviders! } }, "debuggee", "runtime-options", { driver: "secrets_context.py" });
+    const stopped = await Promise.race([
+      dap.event("stopped"),
+      running.then((steps) => {
+        throw new Error(`the up ended without stopping: ${JSON.stringify(steps.up?.error ?? steps.up?.summary)}`);
+      }),
+    ]);
+    expect(stopped.body.reason).to.equal("breakpoint");
+    const trace = await dap.request("stackTrace", { threadId: stopped.body.threadId, levels: 1 });
+    const frame = trace.body.stackFrames[0];
+    const value = await dap.request("evaluate", { expression: "props['who']", frameId: frame.id, context: "watch" });
+    await dap.request("continue", { threadId: stopped.body.threadId });
+    const steps = await running;
+
+    expect(frame.source.path).to.equal(driver);
+    expect(frame.line).to.equal(line);
+    expect(frame.name).to.equal("create");
+    expect(value.body.result, "props['who'] in the stopped frame").to.equal("'debugger'");
+    expect(steps.up.error, JSON.stringify(steps.up.error)).to.equal(undefined);
+    expect(steps.up.resources.debuggee.outputs.greeting).to.equal("hello debugger");
+
+    await dap.request("disconnect", { terminateDebuggee: false }).catch(() => undefined);
+    dap.close();
+    dap = undefined;
     host.kill("SIGINT");
     expect(await hostOut.exited).to.equal(0);
     host = undefined;

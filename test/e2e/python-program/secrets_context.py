@@ -1,9 +1,9 @@
-"""Secrets out and the call context under the real engine (issue 20), for
-test/e2e/secrets-context.test.ts: an Automation API driver like program.py
+"""Secrets out, the call context and the debugger under the real engine (issue
+20), for test/e2e/secrets-context.test.ts and debug-attach.test.ts: an Automation API driver like program.py
 (whose helpers it imports: stack set-up, steps, the one JSON document), with
 providers of its own in __main__, so dill pickles them by value.
 
-usage: python secrets_context.py secrets-context <settings JSON>  (settings as program.py's,
+usage: python secrets_context.py <secrets-context | debuggee> <settings JSON>  (settings as program.py's,
 plus "report": a file the provider's delete writes its call context to)
 """
 import json
@@ -93,7 +93,26 @@ def secrets_context(settings):
     return steps
 
 
+class Debuggee(ResourceProvider):
+    """For the debugger test (test/e2e/debug-attach.test.ts): a breakpoint goes on the marked line."""
+
+    def create(self, props):
+        greeting = f"hello {props['who']}"  # breakpoint-here
+        return CreateResult("d1", {"greeting": greeting})
+
+
+def debuggee(settings):
+    """One up, with the engine attaching to the debug host (PULUMI_DEBUG_PROVIDERS in settings["env"])."""
+
+    def prog():
+        program.Dyn(Debuggee(), "debuggee", {"who": "debugger"})
+
+    stack = program.make_stack(settings, "debug", prog)
+    return [program.step(stack, "up", stack.up)]
+
+
 program.SCENARIOS["secrets-context"] = secrets_context
+program.SCENARIOS["debuggee"] = debuggee
 
 if __name__ == "__main__":
     program.main()
