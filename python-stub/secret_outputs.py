@@ -40,14 +40,33 @@ def resolve_outputs(value):
     return _resolve(value, "", 0)
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None), bytes))
+
+
 def _holds_output(v, level, seen):
-    if isinstance(v, Output):
+    # Exact types first: this walk runs on every result, and ABC checks cost more than the rest of it.
+    t = type(v)
+    if t in _SCALARS:
+        return False
+    if t is dict:
+        children = v.values()
+    elif t is list or t is tuple:
+        children = v
+    elif isinstance(v, Output):
         return True
-    if level >= _MAX_DEPTH or not isinstance(v, (Mapping, list, tuple)) or id(v) in seen:
+    elif isinstance(v, Mapping):
+        children = v.values()
+    elif isinstance(v, (list, tuple)):
+        children = v
+    else:
+        return False
+    if level >= _MAX_DEPTH or id(v) in seen:
         return False
     seen.add(id(v))
-    children = v.values() if isinstance(v, Mapping) else v
-    return any(_holds_output(c, level + 1, seen) for c in children)
+    for c in children:
+        if _holds_output(c, level + 1, seen):
+            return True
+    return False
 
 
 def _resolve(v, path, level):

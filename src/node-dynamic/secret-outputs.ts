@@ -10,12 +10,12 @@
 //
 // Who calls: the Node adapter (./runtime.ts), on what check, create, read and
 // update return, before the value is turned into a Struct. Guarantees: a
-// value without Outputs is returned as it is (the same object, untouched: one
-// synchronous walk finds none); with Outputs, the containers on the way to
-// them are copied (own and inherited enumerable keys, as the Struct writer
-// reads them) and the user's objects are left alone. The walk stops where
-// jsToStruct would refuse the value anyway (too deep, or circular), so that
-// the writer names the problem.
+// value without Outputs is returned as it is (the same object, untouched, and
+// no promise: one synchronous walk finds none, ≈ half a jsToStruct of it);
+// with Outputs, the containers on the way to them are copied (own and
+// inherited enumerable keys, as the Struct writer reads them) and the user's
+// objects are left alone. The walk stops where jsToStruct would refuse the
+// value anyway (too deep, or circular), so that the writer names the problem.
 import { ProviderResultError } from "../host/errors.js";
 import type { CallInfo } from "../host/runtime.js";
 import { MAX_VALUE_DEPTH } from "../host/bag-check.js";
@@ -38,27 +38,44 @@ export function isOutput(v: unknown): v is OutputLike {
 
 /**
  * `value` with every Output in it replaced by its value, a secret one wrapped
- * as a secret; `value` itself when it holds none. `what` names the value in an
- * error ("outs"). An Output whose value is not known cannot be stored: an
- * error naming where it is.
+ * as a secret; `value` itself (not a promise) when it holds none. `what`
+ * names the value in an error ("outs"). An Output whose value is not known
+ * cannot be stored: an error naming where it is.
  */
-export async function resolveOutputs(call: CallInfo, method: string, what: string, value: unknown): Promise<unknown> {
-  if (!holdsOutput(value, 0, new Set())) return value;
+export function resolveOutputs(call: CallInfo, method: string, what: string, value: unknown): unknown {
+  if (!holdsOutput(value)) return value;
   return resolve(call, method, what, value, 0);
 }
 
-/** Whether an Output sits somewhere in `v` (within the depth the Struct writer carries). */
-function holdsOutput(v: unknown, level: number, seen: Set<object>): boolean {
+/** Thrown inside the walk when a value nests deeper than the Struct writer carries (a circular one never ends). */
+const TOO_DEEP = Symbol("too deep");
+
+/**
+ * Whether an Output sits somewhere in `v`. One depth-first walk, no record of
+ * objects seen: a value nested past the writer's limit (a circular one) stops
+ * the walk at the first path that deep, and counts as none, so that the
+ * writer reports it; a walk that went on along other paths could take
+ * exponential time on a value that refers to itself more than once.
+ */
+function holdsOutput(v: unknown): boolean {
+  try {
+    return walk(v, 0);
+  } catch (e) {
+    if (e === TOO_DEEP) return false;
+    throw e;
+  }
+}
+
+function walk(v: unknown, level: number): boolean {
   if (v === null || typeof v !== "object") return false;
-  if (isOutput(v)) return true;
-  if (level >= MAX_VALUE_DEPTH.nodejs || seen.has(v)) return false;
-  seen.add(v);
+  if ((v as Obj).__pulumiOutput === true) return true;
+  if (level >= MAX_VALUE_DEPTH.nodejs) throw TOO_DEEP;
   if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) if (holdsOutput(v[i], level + 1, seen)) return true;
+    for (let i = 0; i < v.length; i++) if (walk(v[i], level + 1)) return true;
     return false;
   }
   const o = v as Obj;
-  for (const k in o) if (holdsOutput(o[k], level + 1, seen)) return true;
+  for (const k in o) if (walk(o[k], level + 1)) return true;
   return false;
 }
 
@@ -76,7 +93,7 @@ async function resolve(call: CallInfo, method: string, path: string, v: unknown,
     const inner = await resolve(call, method, path, await v.promise(), level);
     return secret ? { [SIG_KEY]: SECRET_SIG, value: inner } : inner;
   }
-  if (!holdsOutput(v, 0, new Set())) return v;
+  if (!holdsOutput(v)) return v;
   if (Array.isArray(v)) {
     const out: unknown[] = [];
     for (let i = 0; i < v.length; i++) out.push(await resolve(call, method, `${path}[${i}]`, v[i], level + 1));
