@@ -34,9 +34,10 @@ export interface CallContext {
   /** When the call's time is up (the resource's customTimeouts); undefined when it has none. */
   readonly deadline: Date | undefined;
   /**
-   * Aborted when the engine cancels the call or its deadline passes; the
-   * reason is an Error saying which. The answer has then been sent: what the
-   * method returns afterwards is dropped.
+   * Aborted when the engine cancels the call, its deadline passes, or the
+   * engine cancels the deployment (Ctrl-C, or its end); the reason is an
+   * Error saying which. For the first two the answer has then been sent, and
+   * what the method returns afterwards is dropped.
    */
   readonly signal: AbortSignal;
   /** Delete: the resource's inputs as last deployed; undefined for the other methods. */

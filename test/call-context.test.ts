@@ -124,6 +124,22 @@ for (const language of ["nodejs", "python"] as const) {
       await ours.until(() => ours.stderr.includes(line), `the provider's "${line}"`);
     });
 
+    if (language === "nodejs") {
+      it("the engine's Cancel aborts the signal of calls in flight; the method's own answer still goes back", async function () {
+        const waiting = await payload("abortable");
+        const pending = ours.client.create({ urn: urn("cancelled"), type, name: "cancelled", properties: { __provider: waiting, label: "c1" } });
+        await ours.until(() => ours.stderr.includes("create c1 waiting for abort"), "the create to wait on its signal");
+        expect((await ours.client.cancel()).code).to.equal(0);
+        const answer = await pending;
+        expect(answer.code, answer.details).to.equal(0);
+        expect(answer.view.id).to.equal("late");
+        expect(ours.stderr).to.include("create saw abort: the engine cancelled the deployment");
+        // A call after the Cancel gets a fresh signal (a debug host serves deployment after deployment).
+        const echo2 = await ours.client.create({ urn: urn("after"), type, name: "after", properties: { __provider: echo } });
+        expect(echo2.view.properties.createContext.signal, "not aborted").to.equal(true);
+      });
+    }
+
     if (language === "python") {
       it("signatures that do not ask get no context, and are called as by the reference", async function () {
         const none = await payload("noContext");

@@ -9,6 +9,7 @@
 // a function that does not declare it. What costs something is made on first
 // read: the AbortController (and its link to the call's CallSignal), and the
 // old inputs as JavaScript values.
+import type { CallSignal } from "../host/call-signal.js";
 import type { CallInfo } from "../host/runtime.js";
 import { structToJs } from "../host/wire.js";
 
@@ -23,11 +24,14 @@ export class CallContext {
   readonly preview: boolean | undefined;
   readonly deadline: Date | undefined;
   #call: CallInfo;
+  #deployment?: CallSignal;
   #controller?: AbortController;
   #oldInputs?: Record<string, unknown>;
 
-  constructor(call: CallInfo) {
+  /** `deployment`: aborted by the engine's Cancel RPC, which concerns every call in flight. */
+  constructor(call: CallInfo, deployment?: CallSignal) {
     this.#call = call;
+    this.#deployment = deployment;
     this.operation = call.operation.toLowerCase() as ContextOperation;
     this.urn = call.urn;
     this.name = call.name ?? "";
@@ -36,11 +40,20 @@ export class CallContext {
     this.deadline = call.deadline === undefined ? undefined : new Date(call.deadline);
   }
 
-  /** Aborted when the engine cancels the call or its timeout passes; `reason` says which. */
+  /**
+   * Aborted when the engine cancels the call, its timeout passes, or the
+   * engine cancels the whole deployment (Cancel: Ctrl-C, or its end);
+   * `reason` says which. The listener on the deployment's signal stays until
+   * that signal aborts (at the latest, the deployment's end).
+   */
   get signal(): AbortSignal {
     if (!this.#controller) {
       const controller = (this.#controller = new AbortController());
-      this.#call.signal.onAbort((reason) => controller.abort(reason));
+      const abort = (reason: Error) => {
+        if (!controller.signal.aborted) controller.abort(reason);
+      };
+      this.#call.signal.onAbort(abort);
+      this.#deployment?.onAbort(abort);
     }
     return this.#controller.signal;
   }

@@ -6,10 +6,13 @@ providers of its own in __main__, so dill pickles them by value.
 usage: python secrets_context.py <secrets-context | debuggee> <settings JSON>  (settings as program.py's,
 plus "report": a file the provider's delete writes its call context to)
 """
-import json
-import os
-import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ for program.py, imported below
+
+import json  # noqa: E402
+import os  # noqa: E402
+import subprocess  # noqa: E402
 
 import program  # noqa: E402 - program.py's driver helpers (it also keeps fd 1 for the result)
 from pulumi import Output, ResourceOptions, CustomTimeouts, export  # noqa: E402
