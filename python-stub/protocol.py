@@ -20,7 +20,7 @@ import re
 import socket
 import threading
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 
 # method -> (params fields, result fields); each field is (name, kind, required).
 # Kinds: str, bool, bin (a Struct's bytes), failures, replaces, reference, any.
@@ -31,31 +31,34 @@ PROTOCOL_VERSION = 4
 # text is always known by the time an id alone arrives. A provider the project
 # declares in Pulumi.yaml is named instead by `reference`: {"reference":
 # "<module>:<attribute>", "typeToken", "declaredIn": the file}, and no id.
+# `context` is what the provider's call context is made of (call_context.py):
+# {"name", "type", "preview": bool or absent, "deadline": ms since the epoch or
+# absent}; a Delete adds `oldInputs`, the resource's old inputs.
 METHODS = {
     "configure": ([("args", "bin", False)], []),
     "check": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("olds", "bin", False), ("news", "bin", False)],
         [("inputs", "bin", True), ("failures", "failures", True)],
     ),
     "diff": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
         [("changes", "changes", True), ("replaces", "replaces", True), ("deleteBeforeReplace", "bool", True), ("byDefault", "bool", False)],
     ),
     "create": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True)],
     ),
     "read": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("id", "str", True), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True), ("inputs", "bin", False)],
     ),
     "update": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
         # No outs: the provider has no update of its own (the host keeps the old outputs).
         [("outs", "bin", False)],
     ),
     "delete": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("id", "str", True), ("props", "bin", False), ("oldInputs", "bin", False)],
         [],
     ),
     # The __provider text a program passing the reference with the helper writes (what an import stores).
@@ -115,6 +118,12 @@ _KIND_CHECKS = {
     "reference": lambda v: isinstance(v, dict)
     and set(v) == {"reference", "typeToken", "declaredIn"}
     and all(isinstance(x, str) for x in v.values()),
+    "context": lambda v: isinstance(v, dict)
+    and set(v) <= {"name", "type", "preview", "deadline"}
+    and isinstance(v.get("name"), str)
+    and isinstance(v.get("type"), str)
+    and (v.get("preview") is None or isinstance(v["preview"], bool))
+    and (v.get("deadline") is None or (isinstance(v["deadline"], (int, float)) and not isinstance(v["deadline"], bool))),
     "any": lambda v: True,
 }
 

@@ -106,6 +106,11 @@ except ImportError:  # pragma: no cover - not an SDK we know
 # The SDK's own pickler of providers: what a program's dynamic.Resource writes into __provider.
 from pulumi.dynamic.dynamic import serialize_provider  # noqa: E402
 
+# Outputs in what providers return: awaited, and secret ones kept secret.
+secret_outputs = _load_sibling("secret_outputs")
+# The call context a method may ask for.
+call_context = _load_sibling("call_context")
+
 # Our own copy of the reference helper, for resolving references (whichever copy the program
 # imports, the resolution is this host's): under a private name, so it never stands in for the
 # importable pulumi_dynamic_host.reference.
@@ -113,7 +118,7 @@ references = _load_sibling("reference", _HELPER_FILE)
 
 PROVIDER_KEY = "__provider"
 # Our frames, left out of the tracebacks shown to users.
-_PLUMBING_FILES = frozenset([os.path.abspath(__file__), os.path.abspath(_HELPER_FILE)])
+_PLUMBING_FILES = frozenset([os.path.abspath(__file__), os.path.abspath(_HELPER_FILE), call_context.__file__, secret_outputs.__file__])
 
 
 class Cancelled(Exception):
@@ -379,10 +384,19 @@ def run_async(coro):
 
 
 def call_user(fn, *args):
-    result = fn(*args)
+    # A loop for this thread, so that Output.secret() and other Outputs work in synchronous methods (secret_outputs.py).
+    asyncio.set_event_loop(_thread_loop())
+    result = call_context.call(fn, _request_state.method, args, _make_context)
     if asyncio.iscoroutine(result):
         result = run_async(result)
     return result
+
+
+def _make_context():
+    """The request's CallContext (call_context.py), for a method that asks for one."""
+    method, params = _request_state.method, _request_state.params
+    load = (lambda: request_bag(params, "oldInputs")) if params.get("oldInputs") is not None else None
+    return call_context.CallContext(method, params["urn"], params.get("context") or {}, _request_state.cancel_hooks, load)
 
 
 def struct_of(raw):
@@ -477,6 +491,7 @@ def serialize(value):
     frames included). The reference makes a new loop per call; reusing one per
     thread does the same work without a selector and socketpair each time.
     """
+    value = secret_outputs.resolve_outputs(value)
     coro = rpc.serialize_properties(value, {})
     try:
         coro.send(None)
@@ -486,10 +501,15 @@ def serialize(value):
         pass
     else:
         coro.close()
+    return _thread_loop().run_until_complete(rpc.serialize_properties(value, {})).SerializeToString()
+
+
+def _thread_loop():
+    """The request thread's own event loop, made on first need and kept for the thread's life."""
     loop = getattr(_thread_loops, "loop", None)
     if loop is None or loop.is_closed():
         loop = _thread_loops.loop = asyncio.new_event_loop()
-    return loop.run_until_complete(rpc.serialize_properties(value, {})).SerializeToString()
+    return loop
 
 
 def _settings():
@@ -768,6 +788,7 @@ class Worker:
 
     def _run(self, req_id, method, params):
         _request_state.cancel_hooks = self.cancel_hooks.get(req_id)
+        _request_state.method, _request_state.params = method, params
         try:
             result = OPERATIONS[method](params)
             protocol.check_fields(f"{method} result", protocol.METHODS[method][1], result)
@@ -794,6 +815,7 @@ class Worker:
             self.reply_error(req_id, protocol.USER_ERROR, err.message, _error_data(err))
         finally:
             _request_state.cancel_hooks = None
+            _request_state.method = _request_state.params = None
             with self.lock:
                 self.cancel_hooks.pop(req_id, None)
                 self.cancelled.discard(req_id)
@@ -829,6 +851,8 @@ def main():
     # that outlived this worker would hold the channel open, and the host would learn of the
     # worker's death only from its exit.
     os.set_inheritable(fd, False)
+    # `pulumi-dynamic-host debug python`: a debugger can attach before any request is served.
+    _load_sibling("debugging").listen_if_asked()
     Worker(protocol.Channel(fd)).serve()
 
 

@@ -57,10 +57,12 @@ describe("what users install: the npm package, the single executable and the whe
         "python-stub/threads.py",
         "reference/index.cjs",
         "reference/index.d.ts",
+        "context/index.cjs",
+        "context/index.d.ts",
         HELPER,
       ]);
       const unexpected = files.filter(
-        (f) => !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|reference\/index\.(cjs|d\.ts))$/.test(f),
+        (f) => !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|(reference|context)\/index\.(cjs|d\.ts))$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));

@@ -19,6 +19,10 @@ const USAGE = `usage:
       list the dynamic resources of a stack export and what their code references (runs nothing)
   pulumi-dynamic-host serve <nodejs|python> [--logtostderr] [-v=N] <engine-address>
       serve as pulumi-resource-pulumi-<language> (what the engine runs)
+  pulumi-dynamic-host debug <nodejs|python> [--port N] [--debugger-port N] [--cwd DIR]
+      serve the project's dynamic providers for the engine's attach mode (it prints the
+      PULUMI_DEBUG_PROVIDERS to export) with a debugger open: the Node inspector, or debugpy in
+      the Python worker (docs/debugging.md)
   pulumi-dynamic-host version
 `;
 
@@ -50,6 +54,10 @@ export async function runCli(args: readonly string[]): Promise<number> {
     case "inspect": {
       const { runInspect } = await import("./inspect.js");
       return runInspect(rest, out);
+    }
+    case "debug": {
+      const { runDebug } = await import("./debug.js");
+      return runDebug(rest, out);
     }
     case "version":
     case "--version":

@@ -11,7 +11,8 @@ export function servePlugin(mode: Mode, argv: readonly string[]): Promise<void> 
   return serve(mode, argv, runtimeFor);
 }
 
-async function runtimeFor(mode: Mode, cwd: string): Promise<ServedRuntime> {
+/** The runtime serving `mode` for the program in `cwd` (also the debug command's, src/cli/debug.ts). */
+export async function runtimeFor(mode: Mode, cwd: string): Promise<ServedRuntime> {
   installUncaughtHandlers();
   if (mode.language === "nodejs") {
     const { NodeRuntime } = await import("../node-dynamic/runtime.js");

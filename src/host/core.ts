@@ -28,6 +28,9 @@ import {
 interface ResourceRequest {
   urn?: string;
   type?: string;
+  name?: string;
+  /** Create and Update: the engine's preview flag. */
+  preview?: boolean;
   /** Seconds the engine is prepared to wait (Create, Update, Delete; customTimeouts). 0 or unset: no limit. */
   timeout?: number;
   /** The plaintexts the request and the config mark secret (CallInfo.secrets); none when unset. */
@@ -38,7 +41,7 @@ export interface DiffRequest extends ResourceRequest { id?: string; olds?: AnySt
 export interface CreateRequest extends ResourceRequest { properties?: AnyStruct }
 export interface ReadRequest extends ResourceRequest { id?: string; properties?: AnyStruct; inputs?: AnyStruct }
 export interface UpdateRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct }
-export interface DeleteRequest extends ResourceRequest { id?: string; properties?: AnyStruct }
+export interface DeleteRequest extends ResourceRequest { id?: string; properties?: AnyStruct; old_inputs?: AnyStruct }
 
 export interface CheckResponse { inputs: AnyStruct; failures: CheckFailure[] }
 export interface CreateResponse { id: string; properties: AnyStruct }
@@ -140,6 +143,7 @@ export class DynamicCore {
 
   async delete(req: DeleteRequest, signal: CallSignal): Promise<void> {
     const call = this.callInfo("Delete", req, signal);
+    call.oldInputs = req.old_inputs;
     // The state's provider, i.e. the code that created or last updated the resource (unless the project declares latestCode).
     const { source } = await this.provider(call, req, req.properties, "properties");
     await this.run(call, req, () => this.runtime.delete(call, source, req.id ?? "", req.properties));
@@ -206,11 +210,14 @@ export class DynamicCore {
       }
     }
     const secrets = req.secrets ?? noSecrets;
+    const preview = operation === "Delete" ? false : req.preview;
     const log = (severity: Severity, message: string) => this.engineLog.log(severity, urn, message);
-    if (timeLimitMs(req) === 0) return { operation, urn, signal, secrets, log };
+    const identity = { operation, urn, secrets, log, name: req.name || nameOfUrn(urn), type: req.type || typeOfUrn(urn), preview };
+    const limit = timeLimitMs(req);
+    if (limit === 0) return { ...identity, signal };
     const limited = new CallSignal();
     signal.onAbort((reason) => limited.abort(reason));
-    return { operation, urn, signal: limited, secrets, log };
+    return { ...identity, signal: limited, deadline: Date.now() + limit };
   }
 
   /**
@@ -341,6 +348,12 @@ const noSecrets = (): readonly string[] => [];
 function timeLimitMs(req: ResourceRequest): number {
   const ms = (req.timeout ?? 0) * 1000;
   return ms > 0 && Number.isFinite(ms) ? ms : 0;
+}
+
+/** The name in a URN (its last "::"-separated part), or "". */
+function nameOfUrn(urn: string): string {
+  const i = urn.lastIndexOf("::");
+  return i < 0 ? "" : urn.slice(i + 2);
 }
 
 /** The type token of a URN (urn:pulumi:stack::project::parent$type::name), or "". */

@@ -38,6 +38,19 @@ export interface CallInfo {
    * the resource; ./engine-log.ts); unset when the call has no engine to tell.
    */
   log?: (severity: Severity, message: string) => void;
+  /**
+   * What the provider's call context tells the user's method (../node-dynamic/
+   * call-context.ts, python-stub/call_context.py): the resource's name and
+   * type as the request gives them, whether the engine said this is a preview
+   * (Create and Update carry the flag, Delete never runs in one; unset where
+   * the request does not say), when the call's timeout passes (ms since the
+   * epoch; unset for none), and a Delete's old inputs.
+   */
+  name?: string;
+  type?: string;
+  preview?: boolean;
+  deadline?: number;
+  oldInputs?: Bag;
 }
 
 /** A bag of properties as the engine sent it; undefined when the request left it unset. */

@@ -5,7 +5,7 @@
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { DynamicCore } from "./core.js";
-import { engineLog } from "./engine-log.js";
+import { engineLog, type EngineLog } from "./engine-log.js";
 import { checkBag, LIST_LEVEL_COST, MAX_VALUE_DEPTH, quoteKey, type TooDeep } from "./bag-check.js";
 import { BadRequestError, NotImplementedError } from "./errors.js";
 import { redactingUnary, refusedStream } from "./grpc-adapter.js";
@@ -40,6 +40,14 @@ export interface HostOptions {
   cwd?: string;
   /** The engine's address (the last argument), for messages shown under a resource. */
   engineAddress?: string;
+  /**
+   * Debug mode (src/cli/debug.ts): the engine attaches to a host it did not
+   * start (PULUMI_DEBUG_PROVIDERS) and sends its address with the Attach RPC,
+   * which is answered instead of refused (as the references refuse it).
+   */
+  attachable?: boolean;
+  /** The port to listen on (default: any free one). */
+  port?: number;
 }
 
 /**
@@ -87,7 +95,10 @@ function encodeWithBytes(type: protobuf.Type, message: object): protobuf.Writer 
 
 export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplementation {
   const { mode } = opts;
-  const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: engineLog(opts.engineAddress) });
+  // Attach (debug mode) names the engine after the host started: messages go to the engine attached last.
+  let toEngine = engineLog(opts.engineAddress);
+  const viaAttached: EngineLog = { log: (...a) => toEngine.log(...a), close: () => toEngine.close() };
+  const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: viaAttached });
   // Every answer's error text is kept free of the secrets the requests and the config mark.
   const redaction = new Redaction();
   const unary = redactingUnary(redaction);
@@ -121,7 +132,7 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
     List: refusedStream("List", new NotImplementedError(mode.unimplemented("List"))),
     Update: unary("Update", (req: Req, signal) => core.update(bags("Update", req, "olds", "news"), signal)),
     Delete: unary("Delete", async (req: Req, signal) => {
-      await core.delete(bags("Delete", req, "properties"), signal);
+      await core.delete(bags("Delete", req, "properties", "old_inputs"), signal);
       return {};
     }),
     Construct: refuse("Construct"),
@@ -130,7 +141,12 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
       return {};
     }),
     GetPluginInfo: unary("GetPluginInfo", () => ({ version: opts.pluginVersion() })),
-    Attach: refuse("Attach"),
+    Attach: opts.attachable
+      ? unary("Attach", (req: { address?: string }) => {
+          toEngine = engineLog(req.address);
+          return {};
+        })
+      : refuse("Attach"),
     GetMapping: refuse("GetMapping"),
     GetMappings: refuse("GetMappings"),
   };
@@ -151,6 +167,9 @@ function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: n
     const urn = req.urn ?? "";
     const secrets = () => redaction.secretsFor(rpc, req);
     const out: Record<string, unknown> = { urn, type: req.type ?? "", id: req.id ?? "", timeout: req.timeout ?? 0, secrets };
+    // For the provider's call context: the resource's name, and Create's and Update's preview flag.
+    out.name = req.name ?? "";
+    if (typeof req.preview === "boolean") out.preview = req.preview;
     for (const n of names) {
       // Set on the wire = an own property; unset ones fall to the prototype's default.
       const v = Object.prototype.hasOwnProperty.call(req, n) ? req[n] : undefined;
@@ -192,7 +211,7 @@ export async function startServer(opts: HostOptions): Promise<{ server: grpc.Ser
   const server = new grpc.Server(SERVER_OPTIONS);
   server.addService(serviceDefinition("checked"), serviceHandlers(opts));
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(`127.0.0.1:${opts.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
   });
   return { server, port };
 }

@@ -4,7 +4,8 @@
 // Node reference plugin (shared/reference-behavior.md §3, §5, D-rows); where we
 // deliberately differ, docs/parity.md says so and a test shows it.
 import * as grpc from "@grpc/grpc-js";
-import { BadRequestError, ProviderResultError, UserOperationError } from "../host/errors.js";
+import { CallSignal } from "../host/call-signal.js";
+import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
 import { redact } from "../host/redaction.js";
 import type {
   Bag,
@@ -34,6 +35,8 @@ import {
 import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
 import { UnresolvedModuleError } from "./moved-modules.js";
 import { isReferenceText, referenceText } from "./reference-text.js";
+import { resolveOutputs } from "./secret-outputs.js";
+import { CallContext } from "./call-context.js";
 
 type Obj = Record<string, any>;
 
@@ -70,8 +73,8 @@ export class NodeRuntime implements DynamicRuntime {
       let inputs: any = news;
       let failures: any = [];
       if (has(call, provider, "check")) {
-        const result = expectObject(call, "check", await (provider as Obj).check(olds, news));
-        if (result.inputs) inputs = result.inputs;
+        const result = expectObject(call, "check", await (provider as Obj).check(olds, news, new CallContext(call, this.deployment)));
+        if (result.inputs) inputs = await resolveOutputs(call, "check", "inputs", result.inputs);
         if (result.failures) failures = result.failures;
       }
       // Upstream sets the key on the object the user returned; keep that visible effect.
@@ -88,7 +91,7 @@ export class NodeRuntime implements DynamicRuntime {
       const news = requestBag(call, "news", newsBag);
       const provider = await this.provider(call, source);
       if (!has(call, provider, "diff")) return { changes: "unknown", replaces: [], deleteBeforeReplace: false, byDefault: true };
-      const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news));
+      const result = expectObject(call, "diff", await (provider as Obj).diff(id, olds, news, new CallContext(call, this.deployment)));
       return {
         changes: result.changes === true ? "some" : result.changes === false ? "none" : "unknown",
         replaces: result.replaces && result.replaces.length !== 0 ? replacesList(call, result.replaces) : [],
@@ -103,8 +106,8 @@ export class NodeRuntime implements DynamicRuntime {
       const provider = await this.provider(call, source);
       // Called whatever it is, as upstream: without one, V8's own `provider.create is not a function`.
       has(call, provider, "create");
-      const result = expectObject(call, "create", await (provider as Obj).create(props));
-      const outs = withProvider(result.outs || {}, props);
+      const result = expectObject(call, "create", await (provider as Obj).create(props, new CallContext(call, this.deployment)));
+      const outs = withProvider(await resolveOutputs(call, "create", "outs", result.outs || {}) as Obj, props);
       return { id: createdId(call, result.id), outs: toStruct(call, "create", "outs", outs) };
     });
   }
@@ -115,11 +118,11 @@ export class NodeRuntime implements DynamicRuntime {
       const provider = await this.provider(call, source);
       // Without a read method the state goes back exactly as it came.
       if (!has(call, provider, "read")) return { id, outs: propsBag ?? { fields: {} } };
-      const result = expectObject(call, "read", await (provider as Obj).read(id, props));
-      const outs = withProvider(result.props || {}, props);
+      const result = expectObject(call, "read", await (provider as Obj).read(id, props, new CallContext(call, this.deployment)));
+      const outs = withProvider(await resolveOutputs(call, "read", "props", result.props || {}) as Obj, props);
       const outcome: ReadOutcome = { id: wireString(result.id), outs: toStruct(call, "read", "props", outs) };
       if (result.inputs) {
-        const inputs = withProvider(result.inputs, props);
+        const inputs = withProvider(await resolveOutputs(call, "read", "inputs", result.inputs) as Obj, props);
         outcome.inputs = toStruct(call, "read", "inputs", inputs);
       }
       return outcome;
@@ -133,8 +136,8 @@ export class NodeRuntime implements DynamicRuntime {
       const provider = await this.provider(call, source);
       // Without update the core keeps the old outputs (the reference keeps only {__provider}: docs/parity.md).
       if (!has(call, provider, "update")) return {};
-      const result: Obj = (await (provider as Obj).update(id, olds, news)) || {};
-      const outs = withProvider(result.outs || {}, news);
+      const result: Obj = (await (provider as Obj).update(id, olds, news, new CallContext(call, this.deployment))) || {};
+      const outs = withProvider(await resolveOutputs(call, "update", "outs", result.outs || {}) as Obj, news);
       return { outs: toStruct(call, "update", "outs", outs) };
     });
   }
@@ -143,7 +146,7 @@ export class NodeRuntime implements DynamicRuntime {
     return this.echoing(call, async () => {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, source);
-      if (has(call, provider, "delete")) await (provider as Obj).delete(id, props);
+      if (has(call, provider, "delete")) await (provider as Obj).delete(id, props, new CallContext(call, this.deployment));
     });
   }
 
@@ -166,8 +169,19 @@ export class NodeRuntime implements DynamicRuntime {
     return isReferenceText(text, reference);
   }
 
-  /** Node provider code runs in this process and cannot be interrupted; in-flight calls finish. */
-  cancelAll(): void {}
+  /**
+   * Node provider code runs in this process and cannot be interrupted; in-flight calls finish. Their call
+   * contexts' signals are aborted (./call-context.ts), for providers that stop when asked; calls from then
+   * on get a fresh signal (a host in debug mode serves deployment after deployment).
+   */
+  cancelAll(): void {
+    const ending = this.deployment;
+    this.deployment = new CallSignal();
+    ending.abort(new CancelledError("the engine cancelled the deployment (its Cancel call: the update was interrupted, or it is ending)"));
+  }
+
+  /** Aborted by the engine's Cancel; read by each call's context. */
+  private deployment = new CallSignal();
 
   async close(): Promise<void> {}
 

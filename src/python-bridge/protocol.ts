@@ -4,9 +4,9 @@
 // check every message the worker sends before anything else reads it.
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
-export type FieldKind = "str" | "bool" | "int" | "bin" | "changes" | "replaces" | "failures" | "reference" | "any";
+export type FieldKind = "str" | "bool" | "int" | "bin" | "changes" | "replaces" | "failures" | "reference" | "context" | "any";
 /** [name, kind, required] */
 export type FieldSpec = readonly [string, FieldKind, boolean];
 
@@ -15,32 +15,34 @@ export type FieldSpec = readonly [string, FieldKind, boolean];
  * crosses once per worker: the first request for it carries `provider` and the
  * `providerId` given to it, later ones only the id (see WorkerProcess.request).
  * A provider the project declares is named by `reference` instead (no id).
+ * `context` is what the provider's call context is made of (CallContextParams);
+ * a Delete adds the resource's old inputs.
  */
 export const METHODS = {
   configure: { params: [["args", "bin", false]], result: [] },
   check: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["olds", "bin", false], ["news", "bin", false]],
     result: [["inputs", "bin", true], ["failures", "failures", true]],
   },
   diff: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
     result: [["changes", "changes", true], ["replaces", "replaces", true], ["deleteBeforeReplace", "bool", true], ["byDefault", "bool", false]],
   },
   create: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true]],
   },
   read: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["id", "str", true], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true], ["inputs", "bin", false]],
   },
   update: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
     // No outs: the provider has no update of its own (the host keeps the old outputs).
     result: [["outs", "bin", false]],
   },
   delete: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["id", "str", true], ["props", "bin", false], ["oldInputs", "bin", false]],
     result: [],
   },
   // The __provider text a program passing the reference with the helper writes (what an import stores).
@@ -83,6 +85,7 @@ const kindSchema: Record<FieldKind, z.ZodType> = {
   replaces: z.array(z.string()),
   failures: z.array(z.object({ property: z.string(), reason: z.string() }).strict()),
   reference: z.object({ reference: z.string(), typeToken: z.string(), declaredIn: z.string() }).strict(),
+  context: z.object({ name: z.string(), type: z.string(), preview: z.boolean().nullish(), deadline: z.number().nullish() }).strict(),
   any: z.unknown(),
 };
 
@@ -157,6 +160,13 @@ const kindCheck: Record<FieldKind, (v: unknown) => boolean> = {
     typeof v.reference === "string" &&
     typeof v.typeToken === "string" &&
     typeof v.declaredIn === "string",
+  context: (v) =>
+    isPlainRecord(v) &&
+    Object.keys(v).every((k) => k === "name" || k === "type" || k === "preview" || k === "deadline") &&
+    typeof v.name === "string" &&
+    typeof v.type === "string" &&
+    (v.preview === undefined || v.preview === null || typeof v.preview === "boolean") &&
+    (v.deadline === undefined || v.deadline === null || (typeof v.deadline === "number" && !Number.isNaN(v.deadline))),
   any: () => true,
 };
 

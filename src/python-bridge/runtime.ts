@@ -157,7 +157,7 @@ export class PythonRuntime implements DynamicRuntime {
   }
 
   async delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<void> {
-    await this.call(call, "delete", { provider, id, props: encodeStruct(props) });
+    await this.call(call, "delete", { provider, id, props: encodeStruct(props), oldInputs: encodeStruct(call.oldInputs) });
   }
 
   /**
@@ -291,6 +291,7 @@ export class PythonRuntime implements DynamicRuntime {
       if (vetted.other) pool = vetted.other.pool;
     }
     params.urn = call.urn;
+    params.context = { name: call.name ?? "", type: call.type ?? "", preview: call.preview, deadline: call.deadline };
     try {
       return await pool.request({ method, urn: call.urn, operation: call.operation }, params, call.signal);
     } catch (e) {

@@ -42,6 +42,7 @@ const js = (s: any) => (s ? s.toJavaScript() : undefined);
 export interface ResourceArgs {
   urn?: string;
   type?: string;
+  name?: string;
   id?: string;
 }
 
@@ -193,6 +194,7 @@ export class ProviderClient {
 function setIdentity(req: any, a: ResourceArgs): void {
   if (a.urn !== undefined) req.setUrn(a.urn);
   if (a.type !== undefined && typeof req.setType === "function") req.setType(a.type);
+  if (a.name !== undefined && typeof req.setName === "function") req.setName(a.name);
 }
 
 function decodeInitFailed(bin: Buffer): InitFailedView {
