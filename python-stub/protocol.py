@@ -20,7 +20,7 @@ import re
 import socket
 import threading
 
-PROTOCOL_VERSION = 4
+PROTOCOL_VERSION = 5
 
 # method -> (params fields, result fields); each field is (name, kind, required).
 # Kinds: str, bool, bin (a Struct's bytes), failures, replaces, reference, any.
@@ -34,28 +34,28 @@ PROTOCOL_VERSION = 4
 METHODS = {
     "configure": ([("args", "bin", False)], []),
     "check": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("logs", "bool", False), ("olds", "bin", False), ("news", "bin", False)],
         [("inputs", "bin", True), ("failures", "failures", True)],
     ),
     "diff": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("logs", "bool", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
         [("changes", "changes", True), ("replaces", "replaces", True), ("deleteBeforeReplace", "bool", True), ("byDefault", "bool", False)],
     ),
     "create": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("logs", "bool", False), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True)],
     ),
     "read": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("logs", "bool", False), ("id", "str", True), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True), ("inputs", "bin", False)],
     ),
     "update": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("logs", "bool", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
         # No outs: the provider has no update of its own (the host keeps the old outputs).
         [("outs", "bin", False)],
     ),
     "delete": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("id", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("logs", "bool", False), ("id", "str", True), ("props", "bin", False)],
         [],
     ),
     # The __provider text a program passing the reference with the helper writes (what an import stores).
@@ -64,13 +64,17 @@ METHODS = {
     "ping": ([], [("pid", "int", True)]),
 }
 
-# Notifications (no id, no answer). host -> worker: $/cancel; worker -> host: $/ready, $/load.
+# Notifications (no id, no answer). host -> worker: $/cancel; worker -> host: $/ready, $/load, $/log.
 NOTIFICATIONS = {
     "$/cancel": [("id", "int", True)],
     # While requests run: the process's CPU over the last interval, in thousandths of one core,
     # and how many requests it has in hand. The host starts another worker only when every
     # worker it has is held to one core by its interpreter lock.
     "$/load": [("cpu", "int", True), ("active", "int", True)],
+    # What a request's provider printed (when the request asked for "logs"; output_capture.py): whole
+    # lines, but for the partial last one sent as the request ends; stream "stdout" or "stderr",
+    # severity "debug", "info", "warning" or "error".
+    "$/log": [("id", "int", True), ("stream", "str", True), ("severity", "str", True), ("text", "str", True)],
     "$/ready": [
         ("protocol", "int", True),
         ("python", "str", True),

@@ -61,6 +61,7 @@ def _load_sibling(name, path=None):
 
 protocol = _load_sibling("protocol")
 threads = _load_sibling("threads")
+output_capture = _load_sibling("output_capture")
 
 import asyncio  # noqa: E402
 import base64  # noqa: E402
@@ -756,7 +757,7 @@ class Worker:
     def _run(self, req_id, method, params):
         _request_state.cancel_hooks = self.cancel_hooks.get(req_id)
         try:
-            result = OPERATIONS[method](params)
+            result = self._operate(req_id, method, params)
             protocol.check_fields(f"{method} result", protocol.METHODS[method][1], result)
             self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": result})
         except Cancelled:
@@ -784,6 +785,17 @@ class Worker:
             with self.lock:
                 self.cancel_hooks.pop(req_id, None)
                 self.cancelled.discard(req_id)
+
+    def _operate(self, req_id, method, params):
+        """The operation, with what it prints sent to the host under its id when asked (output_capture.py)."""
+        if not params.get("logs"):
+            return OPERATIONS[method](params)
+        output = output_capture.begin(self.channel, req_id)
+        try:
+            return OPERATIONS[method](params)
+        finally:
+            # Before the answer: the host shows the last lines under the resource before its step ends.
+            output_capture.end(output)
 
     def reply_error(self, req_id, code, message, data):
         error = {"code": code, "message": message}
@@ -816,6 +828,7 @@ def main():
     # that outlived this worker would hold the channel open, and the host would learn of the
     # worker's death only from its exit.
     os.set_inheritable(fd, False)
+    output_capture.install()
     Worker(protocol.Channel(fd)).serve()
 
 

@@ -31,6 +31,7 @@ import {
   unwrapSecret,
   type WireStruct,
 } from "../host/wire.js";
+import { captured, installConsoleCapture } from "./console-capture.js";
 import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
 import { isReferenceText, referenceText } from "./reference-text.js";
 
@@ -43,6 +44,7 @@ export class NodeRuntime implements DynamicRuntime {
 
   constructor(cwd: string = process.cwd()) {
     this.loader = new ProviderLoader(cwd);
+    installConsoleCapture();
   }
 
   async configure(args: Bag): Promise<void> {
@@ -188,7 +190,7 @@ export class NodeRuntime implements DynamicRuntime {
    */
   private async echoing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
     try {
-      return await body();
+      return await captured(call.output, body);
     } catch (e) {
       if (isHostError(e)) throw e;
       const err = e as any;
@@ -200,7 +202,7 @@ export class NodeRuntime implements DynamicRuntime {
   /** Create and Update: nothing printed; UNKNOWN with the message, and the partial-create detail when `e.id` is set. */
   private async failing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
     try {
-      return await body();
+      return await captured(call.output, body);
     } catch (e) {
       if (isHostError(e)) throw e;
       const err = e as any;

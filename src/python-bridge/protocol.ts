@@ -4,7 +4,7 @@
 // check every message the worker sends before anything else reads it.
 import { z } from "zod";
 
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 
 export type FieldKind = "str" | "bool" | "int" | "bin" | "changes" | "replaces" | "failures" | "reference" | "any";
 /** [name, kind, required] */
@@ -19,28 +19,28 @@ export type FieldSpec = readonly [string, FieldKind, boolean];
 export const METHODS = {
   configure: { params: [["args", "bin", false]], result: [] },
   check: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["logs", "bool", false], ["olds", "bin", false], ["news", "bin", false]],
     result: [["inputs", "bin", true], ["failures", "failures", true]],
   },
   diff: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["logs", "bool", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
     result: [["changes", "changes", true], ["replaces", "replaces", true], ["deleteBeforeReplace", "bool", true], ["byDefault", "bool", false]],
   },
   create: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["logs", "bool", false], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true]],
   },
   read: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["logs", "bool", false], ["id", "str", true], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true], ["inputs", "bin", false]],
   },
   update: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["logs", "bool", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
     // No outs: the provider has no update of its own (the host keeps the old outputs).
     result: [["outs", "bin", false]],
   },
   delete: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["id", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["logs", "bool", false], ["id", "str", true], ["props", "bin", false]],
     result: [],
   },
   // The __provider text a program passing the reference with the helper writes (what an import stores).
@@ -53,6 +53,8 @@ export type Method = keyof typeof METHODS;
 
 export const NOTIFICATIONS = {
   "$/cancel": [["id", "int", true]],
+  // What a request's provider printed (when the request asked for "logs"): whole lines, but for the partial last one.
+  "$/log": [["id", "int", true], ["stream", "str", true], ["severity", "str", true], ["text", "str", true]],
   "$/ready": [["protocol", "int", true], ["python", "str", true], ["pulumi", "str", true], ["dill", "str", true], ["pid", "int", true]],
   // While requests run: the worker's CPU over the last interval (thousandths of one core) and its requests in hand.
   "$/load": [["cpu", "int", true], ["active", "int", true]],
@@ -98,6 +100,15 @@ export const resultSchemas = Object.fromEntries(
 
 export const readySchema = objectSchema(NOTIFICATIONS["$/ready"]);
 export const loadSchema = objectSchema(NOTIFICATIONS["$/load"]);
+/** $/log, its stream and severity held to the values the host knows. */
+export const logSchema = z
+  .object({
+    id: z.number().int(),
+    stream: z.enum(["stdout", "stderr"]),
+    severity: z.enum(["debug", "info", "warning", "error"]),
+    text: z.string(),
+  })
+  .strict();
 
 /**
  * What the worker puts in `error.data` when the user's code (or loading it)

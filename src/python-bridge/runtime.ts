@@ -234,8 +234,10 @@ export class PythonRuntime implements DynamicRuntime {
       facts = vetted instanceof Promise ? await vetted : vetted;
     }
     params.urn = call.urn;
+    // What the provider prints comes back as $/log notifications for this call's output.
+    if (call.output) params.logs = true;
     try {
-      return await this.pool.request({ method, urn: call.urn, operation: call.operation }, params, call.signal);
+      return await this.pool.request({ method, urn: call.urn, operation: call.operation, output: call.output }, params, call.signal);
     } catch (e) {
       if (e instanceof RpcError) {
         if (e.code === ErrorCodes.UserError || e.code === ErrorCodes.LoadError) {

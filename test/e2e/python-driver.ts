@@ -39,6 +39,8 @@ export interface DriveOptions {
   afterCreate?: string[];
   /** A file path the repair scenario's fixed delete writes. */
   marker?: string;
+  /** Another driver script in python-program, with program.py's driver and settings (default: program.py). */
+  script?: string;
 }
 
 export function drive(sb: Sandbox, scenario: string, pythonFrom: PythonFrom, opts: DriveOptions = {}): Promise<Record<string, Step>> {
@@ -57,7 +59,7 @@ export function drive(sb: Sandbox, scenario: string, pythonFrom: PythonFrom, opt
   // Nothing of the caller's Pulumi set-up leaks in: the sandbox's variables are all the driver passes on.
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PULUMI_") && k !== "VIRTUAL_ENV"));
   return new Promise((resolve, reject) => {
-    execFile(VENV_PYTHON, [DRIVER, scenario, JSON.stringify(settings)], { cwd: PYTHON_WORK_DIR, env, encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
+    execFile(VENV_PYTHON, [opts.script ? `${PYTHON_WORK_DIR}/${opts.script}` : DRIVER, scenario, JSON.stringify(settings)], { cwd: PYTHON_WORK_DIR, env, encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`driver ${scenario}: ${err.message}\n${stderr}`));
       const doc = JSON.parse(stdout);
       if (doc.driver_error) return reject(new Error(`driver ${scenario}: ${doc.driver_error}\n${stderr}`));

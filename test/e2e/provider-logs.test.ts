@@ -1,0 +1,205 @@
+// What providers print, under the resource that printed it (issue 20): the
+// real engine runs a TypeScript and a Python program through our plugins, and
+// every assertion reads the engine's own event log (its DiagnosticEvents: urn,
+// severity, message). Beside it, the same programs through Pulumi's own
+// plugins, whose output the engine shows as anonymous lines under the stack:
+// the deliberate difference docs/parity.md records.
+import { expect } from "chai";
+import { createRequire } from "node:module";
+import { REPO } from "../helpers/paths.js";
+import { E2E_ROOT, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
+import { drive, type Step } from "./python-driver.js";
+
+const require = createRequire(import.meta.url);
+const pulumi = require("@pulumi/pulumi");
+const automation = require("@pulumi/pulumi/automation");
+const printing = require(`${REPO}test/e2e/node-program/printing.cjs`);
+
+const NODE_WORK_DIR = `${REPO}test/e2e/node-program`;
+const CONCURRENT = 20;
+const LINES = 5;
+const SECRET = "s3cr3t-value";
+
+/** One printed line as the engine recorded it: the resource's name ("" for none, "stack" for the stack's URN). */
+interface Shown {
+  under: string;
+  severity: string;
+  line: string;
+}
+
+/**
+ * Every non-blank line of every diagnostic, with the resource it is under:
+ * a message of several lines (lines sent together) counts once per line.
+ */
+function shown(diagnostics: { urn?: string; severity: string; message: string }[]): Shown[] {
+  const out: Shown[] = [];
+  for (const d of diagnostics) {
+    const urn = d.urn ?? "";
+    const under = urn === "" ? "" : urn.endsWith("::pulumi:pulumi:Stack") || urn.includes("pulumi:pulumi:Stack::") ? "stack" : urn.split("::").pop()!;
+    for (const line of d.message.split("\n")) if (line.trim() !== "") out.push({ under, severity: d.severity, line: line.trimEnd() });
+  }
+  return out;
+}
+
+const under = (lines: Shown[], name: string) => lines.filter((l) => l.under === name);
+/** The lines that begin with `text` (the engine's own debug lines quote the program's source, indented). */
+const withText = (lines: Shown[], text: string) => lines.filter((l) => l.line.startsWith(text));
+
+/** The printers' intervals overlapped: the calls ran at once (whatever the order, some two overlap). */
+function expectOverlap(intervals: { started: number; ended: number }[]) {
+  const sorted = [...intervals].sort((a, b) => a.started - b.started);
+  expect(sorted.some((a, i) => i > 0 && a.started < sorted[i - 1].ended), "some printers ran at the same time").to.equal(true);
+}
+
+/** 20 printers: each line once, under its own resource, in order, at info; none under the stack. */
+function expectPrinters(lines: Shown[]) {
+  for (let i = 0; i < CONCURRENT; i++) {
+    const name = `printer-${String(i).padStart(2, "0")}`;
+    const expected = Array.from({ length: LINES }, (_, k) => ({ under: name, severity: "info", line: `${name} says ${k}` }));
+    expect(withText(lines, `${name} says`), name).to.deep.equal(expected);
+  }
+  expect(under(lines, "").concat(under(lines, "stack")).filter((l) => /^printer-\d+ says/.test(l.line)), "under the stack").to.deep.equal([]);
+}
+
+async function nodeStack(sb: Sandbox, root: string, stackName: string, program: () => Promise<unknown>) {
+  const pulumiCommand = await automation.PulumiCommand.get({ root, skipVersionCheck: true });
+  return automation.LocalWorkspace.createOrSelectStack(
+    { stackName, projectName: "e2e-node", program },
+    {
+      workDir: NODE_WORK_DIR,
+      pulumiHome: sb.home,
+      envVars: sb.env,
+      pulumiCommand,
+      projectSettings: { name: "e2e-node", runtime: "nodejs", backend: { url: `file://${sb.backend}` } },
+    },
+  );
+}
+
+/** `pulumi up` of the Node logging program through the plugins under `root`; its diagnostics, lines, and the printers' outputs. */
+async function nodeUp(sb: Sandbox, root: string, stackName: string) {
+  const stack = await nodeStack(sb, root, stackName, async () => {
+    const D = pulumi.dynamic.Resource;
+    for (let i = 0; i < CONCURRENT; i++) {
+      const name = `printer-${String(i).padStart(2, "0")}`;
+      new D(printing.printer, name, { name, lines: LINES });
+    }
+    new D(printing.levels, "levels", {});
+  });
+  await stack.setConfig("secret", { value: SECRET, secret: true });
+  const events: any[] = [];
+  const result = await stack.up({ onEvent: (e: any) => events.push(e), parallel: CONCURRENT + 4 });
+  expect(result.summary.result).to.equal("succeeded");
+  const diagnostics = events.filter((e) => e.diagnosticEvent).map((e) => e.diagnosticEvent);
+  const printers = (await stack.exportStack()).deployment.resources.filter((r: any) => r.urn.includes("::printer-")).map((r: any) => r.outputs);
+  await stack.destroy({});
+  return { events, diagnostics, lines: shown(diagnostics), printers };
+}
+
+describe("provider output under its resource (issue 20): the real engine", function () {
+  this.timeout(10 * 60 * 1000);
+  let sb: Sandbox;
+
+  before(function () {
+    prepareEngine();
+    sb = sandbox("e2e-logs");
+  });
+  after(function () {
+    sb?.cleanup();
+  });
+
+  describe("Node", function () {
+    let up: Awaited<ReturnType<typeof nodeUp>>;
+    before(async function () {
+      up = await nodeUp(sb, E2E_ROOT, "logs");
+    });
+
+    it("20 concurrent resources printing: every line once, under its own resource, in order; none under the stack", function () {
+      expectOverlap(up.printers);
+      expectPrinters(up.lines);
+    });
+
+    it("console.log/info are info, warn warning, error error, debug debug; a library's console, a timer's callback and a partial last line too", function () {
+      expect(under(up.lines, "levels")).to.deep.equal([
+        { under: "levels", severity: "info", line: "console.log line" },
+        { under: "levels", severity: "info", line: "console.info line" },
+        { under: "levels", severity: "warning", line: "console.warn line" },
+        { under: "levels", severity: "error", line: "console.error line" },
+        { under: "levels", severity: "debug", line: "console.debug line" },
+        { under: "levels", severity: "info", line: "process.stdout.write line" },
+        { under: "levels", severity: "info", line: "a library's own console line" },
+        { under: "levels", severity: "info", line: "after a timer line" },
+        { under: "levels", severity: "info", line: "the secret config is [secret]" },
+        { under: "levels", severity: "info", line: "partial line without newline" },
+      ]);
+    });
+
+    it("a raw write to fd 1 cannot be attributed: it is under the stack, as before, once", function () {
+      expect(withText(up.lines, "raw fd 1 line").map((l) => [l.under === "levels", l.severity])).to.deep.equal([[false, "info"]]);
+    });
+
+    it("the secret config value appears in no event", function () {
+      expect(JSON.stringify(up.events)).to.not.contain(SECRET);
+    });
+
+    it("[difference] the reference plugin: the same lines, URN-less under the stack (stdout info, stderr info#err)", async function () {
+      const ref = await nodeUp(sb, prepareReferenceEngine(), "logs-reference");
+      expect(ref.lines.filter((l) => l.under !== "" && l.severity !== "debug")).to.deep.equal([]);
+      expect(withText(ref.lines, "printer-00 says 0")).to.deep.equal([{ under: "", severity: "info", line: "printer-00 says 0" }]);
+      expect(withText(ref.lines, "console.warn line")).to.deep.equal([{ under: "", severity: "info#err", line: "console.warn line" }]);
+      // The engine itself replaces secret config values it knows in what plugins print.
+      expect(withText(ref.lines, "the secret config is")).to.deep.equal([{ under: "", severity: "info", line: "the secret config is [secret]" }]);
+    });
+  });
+
+  describe("Python", function () {
+    let ops: Record<string, Step>;
+    let lines: Shown[];
+    before(async function () {
+      ops = await drive(sb, "logs", "runtime-options", { script: "logs.py" });
+      expect(ops.up.error).to.equal(undefined);
+      lines = shown(ops.up.events.filter((e) => e.diagnostic_event).map((e) => e.diagnostic_event));
+    });
+
+    it("20 concurrent resources printing: every line once, under its own resource, in order; none under the stack", function () {
+      const printers = Object.entries(ops.up.resources).filter(([name]) => name.startsWith("printer-")).map(([, r]) => r.outputs);
+      expect(printers).to.have.length(CONCURRENT);
+      expectOverlap(printers);
+      expectPrinters(lines);
+    });
+
+    it("print and sys.stdout/stderr are info, logging and pulumi.log at their levels; a partial last line too", function () {
+      expect(under(lines, "levels")).to.deep.equal([
+        { under: "levels", severity: "info", line: "print line" },
+        { under: "levels", severity: "info", line: "sys.stdout line" },
+        { under: "levels", severity: "info", line: "sys.stderr line" },
+        { under: "levels", severity: "warning", line: "logging warning" },
+        { under: "levels", severity: "error", line: "logging error" },
+        { under: "levels", severity: "debug", line: "pulumi.log debug" },
+        { under: "levels", severity: "info", line: "pulumi.log info" },
+        { under: "levels", severity: "warning", line: "pulumi.log warn" },
+        { under: "levels", severity: "error", line: "pulumi.log error" },
+        { under: "levels", severity: "info", line: "the secret config is [secret]" },
+        { under: "levels", severity: "info", line: "partial line without newline" },
+      ]);
+    });
+
+    it("a raw os.write to fd 1 cannot be attributed: it is under the stack, as before, once", function () {
+      expect(withText(lines, "raw fd 1 line").map((l) => [l.under === "levels", l.severity])).to.deep.equal([[false, "info"]]);
+    });
+
+    it("the secret config value appears in no event", function () {
+      expect(JSON.stringify(ops.up.events)).to.not.contain(SECRET);
+    });
+
+    it("[difference] the reference plugin: the same lines, URN-less under the stack; pulumi.log's lines prefixed, its debug dropped", async function () {
+      const ref = await drive(sb, "logs", "runtime-options", { script: "logs.py", root: prepareReferenceEngine() });
+      expect(ref.up.error).to.equal(undefined);
+      const refLines = shown(ref.up.events.filter((e) => e.diagnostic_event).map((e) => e.diagnostic_event));
+      expect(refLines.filter((l) => l.under !== "" && l.severity !== "debug")).to.deep.equal([]);
+      expect(withText(refLines, "printer-00 says 0")).to.deep.equal([{ under: "", severity: "info", line: "printer-00 says 0" }]);
+      expect(withText(refLines, "warning: pulumi.log warn")).to.deep.equal([{ under: "", severity: "info#err", line: "warning: pulumi.log warn" }]);
+      expect(withText(refLines, "pulumi.log debug")).to.deep.equal([]);
+      expect(withText(refLines, "the secret config is")).to.deep.equal([{ under: "", severity: "info", line: "the secret config is [secret]" }]);
+    });
+  });
+});
