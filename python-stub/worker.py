@@ -62,6 +62,7 @@ def _load_sibling(name, path=None):
 protocol = _load_sibling("protocol")
 threads = _load_sibling("threads")
 output_capture = _load_sibling("output_capture")
+error_hints = _load_sibling("error_hints")
 
 import asyncio  # noqa: E402
 import base64  # noqa: E402
@@ -775,7 +776,9 @@ class Worker:
             if req_id in self.cancelled and isinstance(e, asyncio.CancelledError):
                 self.reply_error(req_id, protocol.CANCELLED, f"{method} was cancelled", None)
             else:
-                err = UserError(2, _user_traceback(e), e)
+                where = error_hints.where(method, params.get("urn"))
+                hint = error_hints.hint(e, method, lambda: _input_keys(method, params))
+                err = UserError(2, _user_traceback(e) + where + hint, e)
                 self.reply_error(req_id, protocol.USER_ERROR, err.message, _error_data(err))
         except BaseException as e:  # SystemExit / KeyboardInterrupt from user code
             err = UserError(2, _user_traceback(e), e)
@@ -802,6 +805,12 @@ class Worker:
         if data is not None:
             error["data"] = data
         self.channel.write({"jsonrpc": "2.0", "id": req_id, "error": error})
+
+
+def _input_keys(method, params):
+    """The keys of the inputs the failed method was given (for a hint), or None."""
+    field = {"check": "news", "diff": "news", "update": "news", "create": "props", "read": "props", "delete": "props"}.get(method)
+    return None if field is None else list(request_bag(params, field))
 
 
 def _error_data(e):

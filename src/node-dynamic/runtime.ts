@@ -33,6 +33,7 @@ import {
 } from "../host/wire.js";
 import { captured, installConsoleCapture } from "./console-capture.js";
 import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
+import { whereBlock } from "./user-frames.js";
 import { isReferenceText, referenceText } from "./reference-text.js";
 
 type Obj = Record<string, any>;
@@ -42,7 +43,7 @@ export class NodeRuntime implements DynamicRuntime {
   readonly bags = "decoded" as const;
   readonly loader: ProviderLoader;
 
-  constructor(cwd: string = process.cwd()) {
+  constructor(private readonly cwd: string = process.cwd()) {
     this.loader = new ProviderLoader(cwd);
     installConsoleCapture();
   }
@@ -195,8 +196,14 @@ export class NodeRuntime implements DynamicRuntime {
       if (isHostError(e)) throw e;
       const err = e as any;
       console.error(redact(`${describeThrown(err)}: ${err?.stack}`, call.secrets()));
-      throw grpcJsStatus(err);
+      const status = grpcJsStatus(err);
+      throw new UserOperationError(status.code, status.details + this.where(call, err), undefined, status.trailers);
     }
+  }
+
+  /** Below a user error's text: where in the user's code it was thrown, and a hint for a common mistake (./user-frames.ts). */
+  private where(call: CallInfo, err: unknown): string {
+    return whereBlock(err, call.operation, call.urn, { textOf: (f) => this.loader.textOf(f), cwd: this.cwd });
   }
 
   /** Create and Update: nothing printed; UNKNOWN with the message, and the partial-create detail when `e.id` is set. */
@@ -206,7 +213,7 @@ export class NodeRuntime implements DynamicRuntime {
     } catch (e) {
       if (isHostError(e)) throw e;
       const err = e as any;
-      const details = messageOf(err);
+      const details = messageOf(err) + this.where(call, err);
       if (err !== null && typeof err === "object" && err.id) {
         throw new UserOperationError(grpc.status.UNKNOWN, details, {
           // Upstream writes the id only when it is a non-empty string: a numeric id arrives as "".
@@ -334,11 +341,21 @@ const expectedShape: Record<string, string> = {
 
 function createdId(call: CallInfo, id: unknown): string {
   if (typeof id === "string" && id.length > 0) return id;
+  if (isThenable(id)) {
+    throw new ProviderResultError(
+      `${call.operation} ${call.urn}: the dynamic provider's create returned a Promise as its id; await it: ` +
+        `create must return { id: string, outs? } with a non-empty string id`,
+    );
+  }
   const got = id === undefined ? "no id" : typeof id === "string" ? 'an empty id ("")' : `id ${String(id)} (a ${typeof id})`;
   throw new ProviderResultError(
     `${call.operation} ${call.urn}: the dynamic provider's create returned ${got}; create must return ` +
       `{ id: string, outs? } with a non-empty string id`,
   );
+}
+
+function isThenable(v: unknown): boolean {
+  return v !== null && (typeof v === "object" || typeof v === "function") && typeof (v as { then?: unknown }).then === "function";
 }
 
 function replacesList(call: CallInfo, replaces: any): string[] {

@@ -5,6 +5,7 @@
 // plugins, whose output the engine shows as anonymous lines under the stack:
 // the deliberate difference docs/parity.md records.
 import { expect } from "chai";
+import fs from "node:fs";
 import { createRequire } from "node:module";
 import { REPO } from "../helpers/paths.js";
 import { E2E_ROOT, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
@@ -141,6 +142,34 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expect(JSON.stringify(up.events)).to.not.contain(SECRET);
     });
 
+    it("an error names the user's function and program line first, with a hint for a missing input", async function () {
+      const stack = await nodeStack(sb, E2E_ROOT, "throws", async () => {
+        new pulumi.dynamic.Resource(printing.throws, "throws", {});
+      });
+      const events: any[] = [];
+      let failed: unknown;
+      await stack.up({ onEvent: (e: any) => events.push(e) }).catch((e: unknown) => (failed = e));
+      expect(failed, "up should fail").to.not.equal(undefined);
+      const errors = events.filter((e) => e.diagnosticEvent?.severity === "error").map((e) => e.diagnosticEvent);
+      const error = errors.find((d) => d.urn?.endsWith("::throws"));
+      expect(error, JSON.stringify(errors)).to.not.equal(undefined);
+      const source = fs.readFileSync(`${NODE_WORK_DIR}/printing.cjs`, "utf8").split("\n");
+      const thrownAt = source.findIndex((l) => l.includes("return inputs.settings.retries;")) + 1;
+      const calledAt = source.findIndex((l) => l.includes("String(helperThatThrows(inputs))")) + 1;
+      const lines = error.message.split("\n").map((l: string) => l.trimEnd());
+      const heading = lines.findIndex((l: string) => l.startsWith("  where: "));
+      expect(lines[0]).to.contain("Cannot read properties of undefined (reading 'retries')");
+      expect(lines[heading]).to.equal(`  where: Create ${error.urn}, in the provider's code:`);
+      expect(lines.slice(heading + 1, heading + 3)).to.deep.equal([
+        `    at helperThatThrows (printing.cjs:${thrownAt}:26)`,
+        `    at create (printing.cjs:${calledAt}:25)`,
+      ]);
+      expect(error.message).to.contain("hint: create read 'retries' of a value that is undefined: often an input the resource was not given");
+      // No frame of the host, of grpc or of Node's internals.
+      expect(error.message).to.not.match(/node:internal|grpc-js|pulumi-dynamic-host|dist\/bundle|pulumi-dynamic-provider\//);
+      await stack.destroy({});
+    });
+
     it("[difference] the reference plugin: the same lines, URN-less under the stack (stdout info, stderr info#err)", async function () {
       const ref = await nodeUp(sb, prepareReferenceEngine(), "logs-reference");
       expect(ref.lines.filter((l) => l.under !== "" && l.severity !== "debug")).to.deep.equal([]);
@@ -189,6 +218,22 @@ describe("provider output under its resource (issue 20): the real engine", funct
 
     it("the secret config value appears in no event", function () {
       expect(JSON.stringify(ops.up.events)).to.not.contain(SECRET);
+    });
+
+    it("an error: the traceback's frames are the program's (after the one op_create frame), with a hint for the missing input key", async function () {
+      const { up } = await drive(sb, "raises", "runtime-options", { script: "logs.py" });
+      expect(up.error, "up should fail").to.not.equal(undefined);
+      const errors = up.events.filter((e) => e.diagnostic_event?.severity === "error").map((e) => e.diagnostic_event);
+      const error = errors.find((d) => d.urn?.endsWith("::raises"));
+      expect(error, JSON.stringify(errors)).to.not.equal(undefined);
+      const frames = [...(error.message as string).matchAll(/File "([^"]+)", line \d+, in (\S+)/g)].map((m) => [m[1].split("/").pop(), m[2]]);
+      expect(frames).to.deep.equal([
+        ["worker.py", "op_create"],
+        ["logs.py", "create"],
+        ["logs.py", "helper_that_raises"],
+      ]);
+      expect(error.message).to.contain(`KeyError: 'no-such-input'\n\n\n  where: Create ${error.urn}\n\n  hint: `);
+      expect(error.message).to.contain("hint: create read the key 'no-such-input', which the resource's inputs do not have (they have: none)");
     });
 
     it("[difference] the reference plugin: the same lines, URN-less under the stack; pulumi.log's lines prefixed, its debug dropped", async function () {
