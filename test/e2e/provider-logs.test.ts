@@ -142,17 +142,24 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expect(JSON.stringify(up.events)).to.not.contain(SECRET);
     });
 
-    it("an error names the user's function and program line first, with a hint for a missing input", async function () {
-      const stack = await nodeStack(sb, E2E_ROOT, "throws", async () => {
+    /** `pulumi up` of a provider whose create throws, through the plugins under `root`: the error under the resource. */
+    async function nodeThrows(root: string, stackName: string) {
+      const stack = await nodeStack(sb, root, stackName, async () => {
         new pulumi.dynamic.Resource(printing.throws, "throws", {});
       });
       const events: any[] = [];
       let failed: unknown;
       await stack.up({ onEvent: (e: any) => events.push(e) }).catch((e: unknown) => (failed = e));
       expect(failed, "up should fail").to.not.equal(undefined);
+      await stack.destroy({});
       const errors = events.filter((e) => e.diagnosticEvent?.severity === "error").map((e) => e.diagnosticEvent);
       const error = errors.find((d) => d.urn?.endsWith("::throws"));
       expect(error, JSON.stringify(errors)).to.not.equal(undefined);
+      return error;
+    }
+
+    it("[difference] an error names the operation, the resource, the user's function and program line first, with a hint for a missing input", async function () {
+      const error = await nodeThrows(E2E_ROOT, "throws");
       const source = fs.readFileSync(`${NODE_WORK_DIR}/printing.cjs`, "utf8").split("\n");
       const thrownAt = source.findIndex((l) => l.includes("return inputs.settings.retries;")) + 1;
       const calledAt = source.findIndex((l) => l.includes("String(helperThatThrows(inputs))")) + 1;
@@ -167,7 +174,10 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expect(error.message).to.contain("hint: create read 'retries' of a value that is undefined: often an input the resource was not given");
       // No frame of the host, of grpc or of Node's internals.
       expect(error.message).to.not.match(/node:internal|grpc-js|pulumi-dynamic-host|dist\/bundle|pulumi-dynamic-provider\//);
-      await stack.destroy({});
+      // The reference: the message alone, which our text begins with.
+      const ref = await nodeThrows(prepareReferenceEngine(), "throws-reference");
+      expect(ref.message.trimEnd()).to.equal(lines[0]);
+      expect(error.message.startsWith(`${ref.message.trimEnd()}\n\n  where: `)).to.equal(true);
     });
 
     it("[difference] the reference plugin: the same lines, URN-less under the stack (stdout info, stderr info#err)", async function () {
@@ -220,7 +230,7 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expect(JSON.stringify(ops.up.events)).to.not.contain(SECRET);
     });
 
-    it("an error: the traceback's frames are the program's (after the one op_create frame), with a hint for the missing input key", async function () {
+    it("[difference] an error: the traceback's frames are the program's (after the one op_create frame), then the operation, the resource and a hint for the missing input key", async function () {
       const { up } = await drive(sb, "raises", "runtime-options", { script: "logs.py" });
       expect(up.error, "up should fail").to.not.equal(undefined);
       const errors = up.events.filter((e) => e.diagnostic_event?.severity === "error").map((e) => e.diagnostic_event);
@@ -234,6 +244,11 @@ describe("provider output under its resource (issue 20): the real engine", funct
       ]);
       expect(error.message).to.contain(`KeyError: 'no-such-input'\n\n\n  where: Create ${error.urn}\n\n  hint: `);
       expect(error.message).to.contain("hint: create read the key 'no-such-input', which the resource's inputs do not have (they have: none)");
+      // The reference: the traceback alone (with its own plumbing frames), ending with the same exception line.
+      const ref = await drive(sb, "raises", "runtime-options", { script: "logs.py", root: prepareReferenceEngine() });
+      const refError = ref.up.events.map((e) => e.diagnostic_event).find((d) => d?.severity === "error" && d.urn?.endsWith("::raises"));
+      expect(refError.message.trimEnd().endsWith("KeyError: 'no-such-input'")).to.equal(true);
+      expect(refError.message).to.not.contain("where:").and.not.contain("hint:");
     });
 
     it("[difference] the reference plugin: the same lines, URN-less under the stack; pulumi.log's lines prefixed, its debug dropped", async function () {
