@@ -175,7 +175,7 @@ describe("python worker faults", function () {
       const answer = await p.client.create({ urn: urn("mismatch"), properties: { __provider: pythonProvider("minimal") } });
       expect(answer.code).to.equal(UNAVAILABLE);
       expect(answer.details).to.contain(`Create ${urn("mismatch")}: the Python worker running it`);
-      expect(answer.details).to.contain("speaks channel protocol 1, but this host speaks 4");
+      expect(answer.details).to.contain("speaks channel protocol 1, but this host speaks 5");
       expect((await p.client.getPluginInfo()).code).to.equal(0);
     } finally {
       await p.stop();
