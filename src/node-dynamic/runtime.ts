@@ -376,13 +376,19 @@ function replacesList(call: CallInfo, replaces: any): string[] {
 
 /** JS -> Struct; a value the wire cannot carry is reported with its path. */
 function toStruct(call: CallInfo, method: string, what: string, value: unknown): WireStruct {
+  if (isThenable(value)) {
+    throw new ProviderResultError(
+      `${call.operation} ${call.urn}: the dynamic provider's ${method} returned ${what} as a Promise, whose value would be lost; await it`,
+    );
+  }
   try {
     return jsToStruct(value);
   } catch (e) {
     if (e instanceof UnexpectedStructTypeError) {
+      const advice = e.got === "a Promise" ? "await it" : "use null or leave the key out";
       throw new ProviderResultError(
         `${call.operation} ${call.urn}: the dynamic provider's ${method} returned ${what}${e.path} = ${e.got}, ` +
-          `which cannot be sent to the engine (Unexpected struct type.); use null or leave the key out`,
+          `which cannot be sent to the engine (Unexpected struct type.); ${advice}`,
       );
     }
     if (e instanceof ValueTooDeepError) {
