@@ -15,7 +15,8 @@
 // - console.log/info/debug/warn/error: set the severity of what they write
 //   (info, info, debug, warning, error); other console methods write through
 //   these or straight to a stream (console.dir: info; console.trace and
-//   console.assert: through error and warn).
+//   console.assert: through error and warn). The lines the SDK's pulumi.log
+//   prints through them (`info: [runtime] …`) go at their own level, unprefixed.
 //
 // Not attributed, and left on the plugin's stdout/stderr as before: writes to
 // the file descriptors themselves (fs.writeSync(1, …)), child processes'
@@ -32,6 +33,18 @@ const context = new AsyncLocalStorage<CallOutput>();
 let consoleSeverity: Severity | undefined;
 
 let installed = false;
+
+/**
+ * The SDK's pulumi.log.* with no engine configured (as in this process) print
+ * through the console with these prefixes (`@pulumi/pulumi/log`): inside a
+ * call, the line is sent at that level without them.
+ */
+const SDK_LOG_PREFIXES: [string, Severity][] = [
+  ["debug: [runtime] ", "debug"],
+  ["info: [runtime] ", "info"],
+  ["warning: [runtime] ", "warning"],
+  ["error: [runtime] ", "error"],
+];
 
 const CONSOLE_SEVERITIES: [keyof Console, Severity][] = [
   ["log", "info"],
@@ -52,6 +65,14 @@ export function installConsoleCapture(): void {
     (console as unknown as Record<string, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
       const outer = consoleSeverity;
       consoleSeverity = severity;
+      const first = args[0];
+      if (typeof first === "string" && first.includes(": [runtime] ") && context.getStore()) {
+        const sdk = SDK_LOG_PREFIXES.find(([prefix]) => first.startsWith(prefix));
+        if (sdk) {
+          consoleSeverity = sdk[1];
+          args = [first.slice(sdk[0].length), ...args.slice(1)];
+        }
+      }
       try {
         return original.apply(this, args);
       } finally {

@@ -119,7 +119,7 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expectPrinters(up.lines);
     });
 
-    it("console.log/info are info, warn warning, error error, debug debug; a library's console, a timer's callback and a partial last line too", function () {
+    it("console.log/info are info, warn warning, error error, debug debug; a library's console, pulumi.log at its level, a timer's callback and a partial last line too", function () {
       expect(under(up.lines, "levels")).to.deep.equal([
         { under: "levels", severity: "info", line: "console.log line" },
         { under: "levels", severity: "info", line: "console.info line" },
@@ -128,6 +128,9 @@ describe("provider output under its resource (issue 20): the real engine", funct
         { under: "levels", severity: "debug", line: "console.debug line" },
         { under: "levels", severity: "info", line: "process.stdout.write line" },
         { under: "levels", severity: "info", line: "a library's own console line" },
+        { under: "levels", severity: "info", line: "pulumi.log info" },
+        { under: "levels", severity: "warning", line: "pulumi.log warn" },
+        { under: "levels", severity: "error", line: "pulumi.log error" },
         { under: "levels", severity: "info", line: "after a timer line" },
         { under: "levels", severity: "info", line: "the secret config is [secret]" },
         { under: "levels", severity: "info", line: "partial line without newline" },
@@ -185,6 +188,7 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expect(ref.lines.filter((l) => l.under !== "" && l.severity !== "debug")).to.deep.equal([]);
       expect(withText(ref.lines, "printer-00 says 0")).to.deep.equal([{ under: "", severity: "info", line: "printer-00 says 0" }]);
       expect(withText(ref.lines, "console.warn line")).to.deep.equal([{ under: "", severity: "info#err", line: "console.warn line" }]);
+      expect(withText(ref.lines, "warning: [runtime] pulumi.log warn")).to.deep.equal([{ under: "", severity: "info#err", line: "warning: [runtime] pulumi.log warn" }]);
       // The engine itself replaces secret config values it knows in what plugins print.
       expect(withText(ref.lines, "the secret config is")).to.deep.equal([{ under: "", severity: "info", line: "the secret config is [secret]" }]);
     });

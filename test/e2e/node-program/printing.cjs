@@ -3,6 +3,7 @@
 "use strict";
 
 const fs = require("fs");
+const pulumi = require("@pulumi/pulumi");
 
 /** Prints `lines` numbered lines naming its resource, pausing between them so that concurrent calls interleave. */
 const printer = {
@@ -30,6 +31,9 @@ const levels = {
     process.stdout.write("process.stdout.write line\n");
     // A library writing through a console of its own on the process's streams.
     new console.Console(process.stdout, process.stderr).log("a library's own console line");
+    pulumi.log.info("pulumi.log info");
+    pulumi.log.warn("pulumi.log warn");
+    pulumi.log.error("pulumi.log error");
     // Printed from a callback the call started, after an await.
     await new Promise((resolve) => setTimeout(() => resolve(console.log("after a timer line")), 1));
     console.log(`the secret config is ${this.secret}`);
