@@ -137,8 +137,10 @@ describe("provider output under its resource (issue 20): the real engine", funct
       ]);
     });
 
-    it("a raw write to fd 1 cannot be attributed: it is under the stack, as before, once", function () {
-      expect(withText(up.lines, "raw fd 1 line").map((l) => [l.under === "levels", l.severity])).to.deep.equal([[false, "info"]]);
+    it("a raw write to fd 1 and a child process cannot be attributed: under the stack, as before, once", function () {
+      for (const text of ["raw fd 1 line", "child process line"]) {
+        expect(withText(up.lines, text).map((l) => [l.under === "levels", l.severity]), text).to.deep.equal([[false, "info"]]);
+      }
     });
 
     it("the secret config value appears in no event", function () {
@@ -226,8 +228,10 @@ describe("provider output under its resource (issue 20): the real engine", funct
       ]);
     });
 
-    it("a raw os.write to fd 1 cannot be attributed: it is under the stack, as before, once", function () {
-      expect(withText(lines, "raw fd 1 line").map((l) => [l.under === "levels", l.severity])).to.deep.equal([[false, "info"]]);
+    it("a raw os.write to fd 1, a child process and a thread the provider starts cannot be attributed: under the stack, as before, once", function () {
+      for (const text of ["raw fd 1 line", "child process line", "own thread line"]) {
+        expect(withText(lines, text).map((l) => [l.under === "levels", l.severity]), text).to.deep.equal([[false, "info"]]);
+      }
     });
 
     it("the secret config value appears in no event", function () {

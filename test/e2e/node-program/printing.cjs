@@ -2,6 +2,7 @@
 // (test/e2e/provider-logs.test.ts, issue 20).
 "use strict";
 
+const childProcess = require("child_process");
 const fs = require("fs");
 const pulumi = require("@pulumi/pulumi");
 
@@ -38,6 +39,7 @@ const levels = {
     await new Promise((resolve) => setTimeout(() => resolve(console.log("after a timer line")), 1));
     console.log(`the secret config is ${this.secret}`);
     fs.writeSync(1, "raw fd 1 line\n");
+    childProcess.execFileSync("echo", ["child process line"], { stdio: ["ignore", "inherit", "inherit"] });
     process.stdout.write("partial line without newline");
     return { id: "levels", outs: {} };
   },

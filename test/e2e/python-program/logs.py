@@ -7,7 +7,9 @@ usage: python logs.py <scenario> <settings JSON>
 """
 import logging
 import os
+import subprocess
 import sys
+import threading
 import time
 
 import program  # noqa: E402 - the driver (and fd 1 kept for the result)
@@ -50,6 +52,10 @@ class Levels(ResourceProvider):
         pulumi.log.error("pulumi.log error")
         print(f"the secret config is {self.secret}")
         os.write(1, b"raw fd 1 line\n")
+        subprocess.run(["echo", "child process line"], check=True)
+        thread = threading.Thread(target=print, args=("own thread line",))
+        thread.start()
+        thread.join()
         sys.stdout.write("partial line without newline")
         return CreateResult("levels", {})
 
