@@ -238,7 +238,7 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expect(JSON.stringify(ops.up.events)).to.not.contain(SECRET);
     });
 
-    it("[difference] an error: the traceback's frames are the program's (after the one op_create frame), then the operation, the resource and a hint for the missing input key", async function () {
+    it("[difference] an error: the traceback's frames are the program's (after the one op_create frame), then the operation, the resource and a hint (a missing input key, None returned, a coroutine not awaited)", async function () {
       const { up } = await drive(sb, "raises", "runtime-options", { script: "logs.py" });
       expect(up.error, "up should fail").to.not.equal(undefined);
       const errors = up.events.filter((e) => e.diagnostic_event?.severity === "error").map((e) => e.diagnostic_event);
@@ -251,7 +251,10 @@ describe("provider output under its resource (issue 20): the real engine", funct
         ["logs.py", "helper_that_raises"],
       ]);
       expect(error.message).to.contain(`KeyError: 'no-such-input'\n\n\n  where: Create ${error.urn}\n\n  hint: `);
-      expect(error.message).to.contain("hint: create read the key 'no-such-input', which the resource's inputs do not have (they have: none)");
+      expect(error.message).to.contain("hint: create read the key 'no-such-input', which the resource's inputs do not have (they have: 'present')");
+      const hintOf = (name: string) => errors.find((d) => d.urn?.endsWith(`::${name}`))?.message.split("\n  hint: ")[1]?.trim();
+      expect(hintOf("returns-nothing")).to.equal("create returned None; it must return CreateResult(id, outs)");
+      expect(hintOf("unawaited")).to.match(/^create used a coroutine as a value: a call to an async function was not awaited/);
       // The reference: the traceback alone (with its own plumbing frames), ending with the same exception line.
       const ref = await drive(sb, "raises", "runtime-options", { script: "logs.py", root: prepareReferenceEngine() });
       const refError = ref.up.events.map((e) => e.diagnostic_event).find((d) => d?.severity === "error" && d.urn?.endsWith("::raises"));

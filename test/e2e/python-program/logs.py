@@ -69,6 +69,20 @@ def helper_that_raises(props):
     return props["no-such-input"]
 
 
+class ReturnsNothing(ResourceProvider):
+    def create(self, props):
+        pass
+
+
+async def fetch_outputs():
+    return {"fetched": True}
+
+
+class UnawaitedCoroutine(ResourceProvider):
+    def create(self, props):
+        return CreateResult("unawaited", fetch_outputs())
+
+
 def logs(settings):
     def prog():
         for i in range(CONCURRENT):
@@ -82,10 +96,13 @@ def logs(settings):
 
 def raises(settings):
     def prog():
-        program.Dyn(Raises(), "raises", {})
+        program.Dyn(Raises(), "raises", {"present": 1})
+        program.Dyn(ReturnsNothing(), "returns-nothing", {})
+        program.Dyn(UnawaitedCoroutine(), "unawaited", {})
 
     stack = program.make_stack(settings, "raises", prog)
-    return [program.step(stack, "up", stack.up), program.step(stack, "destroy", stack.destroy)]
+    # continue_on_error: every create runs, whichever fails first.
+    return [program.step(stack, "up", stack.up, continue_on_error=True), program.step(stack, "destroy", stack.destroy)]
 
 
 program.SCENARIOS.clear()
