@@ -187,7 +187,10 @@ export class NodeRuntime implements DynamicRuntime {
   /**
    * Check, Diff, Read and Delete: a user error is printed to stderr as
    * `${e}: ${e.stack}` (the secrets the request marks replaced, as in the
-   * answer) and answered the way grpc-js answers a thrown value.
+   * answer) and answered the way grpc-js answers a thrown value. Not printed
+   * when the call's output goes to the engine: the error shown under the
+   * resource already says where it was thrown, and the stack would show it
+   * a second time, under the stack.
    */
   private async echoing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
     try {
@@ -195,7 +198,7 @@ export class NodeRuntime implements DynamicRuntime {
     } catch (e) {
       if (isHostError(e)) throw e;
       const err = e as any;
-      console.error(redact(`${describeThrown(err)}: ${err?.stack}`, call.secrets()));
+      if (!call.output) console.error(redact(`${describeThrown(err)}: ${err?.stack}`, call.secrets()));
       const status = grpcJsStatus(err);
       throw new UserOperationError(status.code, status.details + this.where(call, err), undefined, status.trailers);
     }

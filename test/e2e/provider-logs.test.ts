@@ -195,6 +195,20 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expect(error.message.startsWith(`${ref.message.trimEnd()}\n\n  where: `)).to.equal(true);
     });
 
+    it("[difference] an error thrown in check is shown once, under the resource, with where it was thrown; no stack echoed under the stack", async function () {
+      const stack = await nodeStack(sb, E2E_ROOT, "check-throws", async () => {
+        new pulumi.dynamic.Resource(printing.checkThrows, "check-throws", {});
+      });
+      const events: any[] = [];
+      let failed: unknown;
+      await stack.preview({ onEvent: (e: any) => events.push(e) }).catch((e: unknown) => (failed = e));
+      expect(failed, "preview should fail").to.not.equal(undefined);
+      const diagnostics = events.filter((e) => e.diagnosticEvent && e.diagnosticEvent.severity !== "debug").map((e) => e.diagnosticEvent);
+      const mentions = diagnostics.filter((d) => d.message.includes("check exploded on purpose"));
+      expect(mentions.map((d) => [d.urn?.split("::").pop(), d.severity])).to.deep.equal([["check-throws", "error"]]);
+      expect(mentions[0].message).to.match(/\n\n {2}where: Check \S+::check-throws, in the provider's code:\n {4}at check \(printing\.cjs:\d+:\d+\)/);
+    });
+
     it("[difference] the reference plugin: the same lines, URN-less under the stack (stdout info, stderr info#err)", async function () {
       const ref = await nodeUp(sb, prepareReferenceEngine(), "logs-reference");
       expect(ref.lines.filter((l) => l.under !== "" && l.severity !== "debug")).to.deep.equal([]);

@@ -55,4 +55,11 @@ const throws = {
   },
 };
 
-module.exports = { printer, levels, throws };
+/** Throws from check (an echoing method: the reference prints the stack to stderr). */
+const checkThrows = {
+  async check() {
+    throw new Error("check exploded on purpose");
+  },
+};
+
+module.exports = { printer, levels, throws, checkThrows };
