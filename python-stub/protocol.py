@@ -31,6 +31,8 @@ PROTOCOL_VERSION = 5
 # text is always known by the time an id alone arrives. A provider the project
 # declares in Pulumi.yaml is named instead by `reference`: {"reference":
 # "<module>:<attribute>", "typeToken", "declaredIn": the file}, and no id.
+# "logs": true asks for what the provider prints during the request, as $/log notifications
+# (output_capture.py).
 METHODS = {
     "configure": ([("args", "bin", False)], []),
     "check": (

@@ -15,6 +15,8 @@ export type FieldSpec = readonly [string, FieldKind, boolean];
  * crosses once per worker: the first request for it carries `provider` and the
  * `providerId` given to it, later ones only the id (see WorkerProcess.request).
  * A provider the project declares is named by `reference` instead (no id).
+ * `logs: true` asks the worker to send what the provider prints during the
+ * request as $/log notifications (src/host/call-output.ts).
  */
 export const METHODS = {
   configure: { params: [["args", "bin", false]], result: [] },
