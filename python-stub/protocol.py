@@ -34,31 +34,33 @@ PROTOCOL_VERSION = 5
 # `context` is what the provider's call context is made of (call_context.py):
 # {"name", "type", "preview": bool or absent, "deadline": ms since the epoch or
 # absent}; a Delete adds `oldInputs`, the resource's old inputs.
+# "logs": true asks for what the provider prints during the request, as $/log notifications
+# (output_capture.py).
 METHODS = {
     "configure": ([("args", "bin", False)], []),
     "check": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("logs", "bool", False), ("olds", "bin", False), ("news", "bin", False)],
         [("inputs", "bin", True), ("failures", "failures", True)],
     ),
     "diff": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("logs", "bool", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
         [("changes", "changes", True), ("replaces", "replaces", True), ("deleteBeforeReplace", "bool", True), ("byDefault", "bool", False)],
     ),
     "create": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("logs", "bool", False), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True)],
     ),
     "read": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("id", "str", True), ("props", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("logs", "bool", False), ("id", "str", True), ("props", "bin", False)],
         [("id", "str", True), ("outs", "bin", True), ("inputs", "bin", False)],
     ),
     "update": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("logs", "bool", False), ("id", "str", True), ("olds", "bin", False), ("news", "bin", False)],
         # No outs: the provider has no update of its own (the host keeps the old outputs).
         [("outs", "bin", False)],
     ),
     "delete": (
-        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("id", "str", True), ("props", "bin", False), ("oldInputs", "bin", False)],
+        [("urn", "str", True), ("provider", "str", False), ("providerId", "int", False), ("reference", "reference", False), ("context", "context", False), ("logs", "bool", False), ("id", "str", True), ("props", "bin", False), ("oldInputs", "bin", False)],
         [],
     ),
     # The __provider text a program passing the reference with the helper writes (what an import stores).
@@ -67,13 +69,17 @@ METHODS = {
     "ping": ([], [("pid", "int", True)]),
 }
 
-# Notifications (no id, no answer). host -> worker: $/cancel; worker -> host: $/ready, $/load.
+# Notifications (no id, no answer). host -> worker: $/cancel; worker -> host: $/ready, $/load, $/log.
 NOTIFICATIONS = {
     "$/cancel": [("id", "int", True)],
     # While requests run: the process's CPU over the last interval, in thousandths of one core,
     # and how many requests it has in hand. The host starts another worker only when every
     # worker it has is held to one core by its interpreter lock.
     "$/load": [("cpu", "int", True), ("active", "int", True)],
+    # What a request's provider printed (when the request asked for "logs"; output_capture.py): whole
+    # lines, but for the partial last one sent as the request ends; stream "stdout" or "stderr",
+    # severity "debug", "info", "warning" or "error".
+    "$/log": [("id", "int", True), ("stream", "str", True), ("severity", "str", True), ("text", "str", True)],
     "$/ready": [
         ("protocol", "int", True),
         ("python", "str", True),

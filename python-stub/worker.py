@@ -74,6 +74,8 @@ def _load_sibling(name, path=None):
 
 protocol = _load_sibling("protocol")
 threads = _load_sibling("threads")
+output_capture = _load_sibling("output_capture")
+error_hints = _load_sibling("error_hints")
 
 import asyncio  # noqa: E402
 import base64  # noqa: E402
@@ -790,7 +792,7 @@ class Worker:
         _request_state.cancel_hooks = self.cancel_hooks.get(req_id)
         _request_state.method, _request_state.params = method, params
         try:
-            result = OPERATIONS[method](params)
+            result = self._operate(req_id, method, params)
             protocol.check_fields(f"{method} result", protocol.METHODS[method][1], result)
             self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": result})
         except Cancelled:
@@ -808,7 +810,9 @@ class Worker:
             if req_id in self.cancelled and isinstance(e, asyncio.CancelledError):
                 self.reply_error(req_id, protocol.CANCELLED, f"{method} was cancelled", None)
             else:
-                err = UserError(2, _user_traceback(e), e)
+                where = error_hints.where(method, params.get("urn"))
+                hint = error_hints.hint(e, method, lambda: _input_keys(method, params))
+                err = UserError(2, _user_traceback(e) + where + hint, e)
                 self.reply_error(req_id, protocol.USER_ERROR, err.message, _error_data(err))
         except BaseException as e:  # SystemExit / KeyboardInterrupt from user code
             err = UserError(2, _user_traceback(e), e)
@@ -820,11 +824,28 @@ class Worker:
                 self.cancel_hooks.pop(req_id, None)
                 self.cancelled.discard(req_id)
 
+    def _operate(self, req_id, method, params):
+        """The operation, with what it prints sent to the host under its id when asked (output_capture.py)."""
+        if not params.get("logs"):
+            return OPERATIONS[method](params)
+        output = output_capture.begin(self.channel, req_id)
+        try:
+            return OPERATIONS[method](params)
+        finally:
+            # Before the answer: the host shows the last lines under the resource before its step ends.
+            output_capture.end(output)
+
     def reply_error(self, req_id, code, message, data):
         error = {"code": code, "message": message}
         if data is not None:
             error["data"] = data
         self.channel.write({"jsonrpc": "2.0", "id": req_id, "error": error})
+
+
+def _input_keys(method, params):
+    """The keys of the inputs the failed method was given (for a hint), or None."""
+    field = {"check": "news", "diff": "news", "update": "news", "create": "props", "read": "props", "delete": "props"}.get(method)
+    return None if field is None else list(request_bag(params, field))
 
 
 def _error_data(e):
@@ -851,6 +872,7 @@ def main():
     # that outlived this worker would hold the channel open, and the host would learn of the
     # worker's death only from its exit.
     os.set_inheritable(fd, False)
+    output_capture.install()
     # `pulumi-dynamic-host debug python`: a debugger can attach before any request is served.
     _load_sibling("debugging").listen_if_asked()
     Worker(protocol.Channel(fd)).serve()

@@ -55,6 +55,8 @@ describe("what users install: the npm package, the single executable and the whe
         "python-stub/worker.py",
         "python-stub/protocol.py",
         "python-stub/threads.py",
+        "python-stub/output_capture.py",
+        "python-stub/error_hints.py",
         "reference/index.cjs",
         "reference/index.d.ts",
         "context/index.cjs",
@@ -151,7 +153,7 @@ describe("what users install: the npm package, the single executable and the whe
       expect(entries, "one directory, no temporary leftovers").to.have.length(1);
       expect(entries[0]).to.match(new RegExp(`^${VERSION.replace(/\./g, "\\.")}-[0-9a-f]{12}$`));
       const stub = path.join(cache, entries[0], "python-stub");
-      for (const f of ["worker.py", "protocol.py", "threads.py", HELPER.slice("python-stub/".length)]) {
+      for (const f of ["worker.py", "protocol.py", "threads.py", "output_capture.py", "error_hints.py", HELPER.slice("python-stub/".length)]) {
         expect(fs.readFileSync(path.join(stub, f), "utf8")).to.equal(fs.readFileSync(`${REPO}python-stub/${f}`, "utf8"));
       }
     });

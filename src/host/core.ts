@@ -4,6 +4,7 @@
 // the shape of our .proto, their bags decoded or still encoded (AnyStruct); the
 // runtime does the language-specific part.
 import * as grpc from "@grpc/grpc-js";
+import { CallOutputs } from "./call-output.js";
 import { CallSignal } from "./call-signal.js";
 import { armDeadline } from "./deadline.js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
@@ -68,6 +69,7 @@ interface Sourced {
 export class DynamicCore {
   private readonly cwd: string;
   private readonly engineLog: EngineLog;
+  private readonly outputs: CallOutputs;
   private references?: Promise<ProviderReferences>;
 
   constructor(
@@ -77,6 +79,7 @@ export class DynamicCore {
   ) {
     this.cwd = opts.cwd ?? process.cwd();
     this.engineLog = opts.engineLog ?? NO_ENGINE_LOG;
+    this.outputs = new CallOutputs(this.engineLog);
   }
 
   configure(args: Bag): Promise<void> {
@@ -155,6 +158,22 @@ export class DynamicCore {
   }
 
   /**
+   * Runs one operation (settle), with what the provider prints meanwhile
+   * routed to the engine under the resource (./call-output.ts) when the
+   * engine can be reached; its last lines are sent before the answer.
+   */
+  private async run<T>(call: CallInfo, req: ResourceRequest, work: () => Promise<T>): Promise<T> {
+    const output = await this.outputs.open(call.urn, call.secrets);
+    if (!output) return this.settle(call, req, work);
+    call.output = output;
+    try {
+      return await this.settle(call, req, work);
+    } finally {
+      await output.close();
+    }
+  }
+
+  /**
    * Runs one operation until it settles or its call is abandoned (the engine
    * cancelled the RPC, or the request's timeout passed): then the answer is
    * the abort reason at once, and a late result is dropped. The timeout is
@@ -162,7 +181,7 @@ export class DynamicCore {
    * operation starts leaves no timer behind; it is disarmed when the
    * operation settles.
    */
-  private run<T>(call: CallInfo, req: ResourceRequest, work: () => Promise<T>): Promise<T> {
+  private settle<T>(call: CallInfo, req: ResourceRequest, work: () => Promise<T>): Promise<T> {
     const signal = call.signal;
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise<T>((resolve, reject) => {

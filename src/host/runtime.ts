@@ -6,6 +6,7 @@
 // returns a normalized outcome. Bags stay in wire form across this boundary,
 // decoded or still encoded as the runtime's `bags` asks (AnyStruct): each
 // adapter decodes them the way its reference plugin does, or passes them on.
+import type { CallOutput } from "./call-output.js";
 import type { CallSignal } from "./call-signal.js";
 import type { Severity } from "./engine-log.js";
 import type { ProviderReference } from "./provider-references.js";
@@ -51,6 +52,12 @@ export interface CallInfo {
   preview?: boolean;
   deadline?: number;
   oldInputs?: Bag;
+  /**
+   * Where what the provider prints during this call goes (./call-output.ts):
+   * set while the engine's Log can be reached; unset, the adapter leaves the
+   * provider's output on the plugin's stdout and stderr.
+   */
+  output?: CallOutput;
 }
 
 /** A bag of properties as the engine sent it; undefined when the request left it unset. */

@@ -97,7 +97,12 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
   const { mode } = opts;
   // Attach (debug mode) names the engine after the host started: messages go to the engine attached last.
   let toEngine = engineLog(opts.engineAddress);
-  const viaAttached: EngineLog = { log: (...a) => toEngine.log(...a), close: () => toEngine.close() };
+  const viaAttached: EngineLog = {
+    log: (...a) => toEngine.log(...a),
+    send: (...a) => toEngine.send(...a),
+    reachable: () => toEngine.reachable(),
+    close: () => toEngine.close(),
+  };
   const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: viaAttached });
   // Every answer's error text is kept free of the secrets the requests and the config mark.
   const redaction = new Redaction();

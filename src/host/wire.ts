@@ -392,6 +392,8 @@ function valueOf(v: unknown, level: number, maxDepth: number): WireValue {
         }
         return { listValue: { values } };
       }
+      // A Promise has no own properties: it would become {} and its value be lost (an unawaited call).
+      if (typeof (v as { then?: unknown }).then === "function") throw new UnexpectedStructTypeError("a Promise");
       return { structValue: structOf(v, level + 1, maxDepth) };
     default:
       throw new UnexpectedStructTypeError(typeof v === "function" ? "a function" : typeof v === "undefined" ? "undefined" : `a ${typeof v}`);

@@ -57,6 +57,12 @@ export class ProviderLoader {
     this.rawConfig = config;
   }
 
+  /** The serialized text a stack frame's file name (`pulumi-dynamic-provider/<hash>.js`) stands for, among those loaded. */
+  textOf(fileName: string): string | undefined {
+    for (const key of this.cache.keys()) if (!key.startsWith("\0reference\0") && providerFileName(key) === fileName) return key;
+    return undefined;
+  }
+
   /**
    * The provider for `source`, loaded and configured on first use: a
    * serialized text is evaluated (and when it is the reference helper's
@@ -107,7 +113,7 @@ export class ProviderLoader {
       const what = text === "" ? "an empty string" : "only whitespace";
       throw new ProviderLoadError(`its __provider is ${what}, not the text @pulumi/pulumi's dynamic.Resource writes`, undefined);
     }
-    const name = `pulumi-dynamic-provider/${createHash("sha256").update(text).digest("hex").slice(0, 12)}.js`;
+    const name = providerFileName(text);
     let fn: Function;
     try {
       fn = vm.compileFunction(text, WRAPPER_PARAMS, { filename: name });
@@ -210,6 +216,11 @@ export class ProviderLoader {
 function warn(call: CallInfo | undefined, message: string): void {
   if (call?.log) call.log("warning", message);
   else log(1, `warning: ${message}`);
+}
+
+/** The file name stack traces give a serialized provider text. */
+export function providerFileName(text: string): string {
+  return `pulumi-dynamic-provider/${createHash("sha256").update(text).digest("hex").slice(0, 12)}.js`;
 }
 
 function declared(ref: ProviderReference): ModuleReference {

@@ -32,8 +32,10 @@ import {
   unwrapSecret,
   type WireStruct,
 } from "../host/wire.js";
+import { captured, installConsoleCapture } from "./console-capture.js";
 import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
 import { UnresolvedModuleError } from "./moved-modules.js";
+import { whereBlock } from "./user-frames.js";
 import { isReferenceText, referenceText } from "./reference-text.js";
 import { resolveOutputs } from "./secret-outputs.js";
 import { CallContext } from "./call-context.js";
@@ -45,8 +47,9 @@ export class NodeRuntime implements DynamicRuntime {
   readonly bags = "decoded" as const;
   readonly loader: ProviderLoader;
 
-  constructor(cwd: string = process.cwd()) {
+  constructor(private readonly cwd: string = process.cwd()) {
     this.loader = new ProviderLoader(cwd);
+    installConsoleCapture();
   }
 
   async configure(args: Bag): Promise<void> {
@@ -199,29 +202,38 @@ export class NodeRuntime implements DynamicRuntime {
   /**
    * Check, Diff, Read and Delete: a user error is printed to stderr as
    * `${e}: ${e.stack}` (the secrets the request marks replaced, as in the
-   * answer) and answered the way grpc-js answers a thrown value.
+   * answer) and answered the way grpc-js answers a thrown value. Not printed
+   * when the call's output goes to the engine: the error shown under the
+   * resource already says where it was thrown, and the stack would show it
+   * a second time, under the stack.
    */
   private async echoing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
     try {
-      return await this.loader.during(call, body);
+      return await this.loader.during(call, () => captured(call.output, body));
     } catch (e) {
       if (isHostError(e)) throw e;
       if (e instanceof UnresolvedModuleError) throw movedModuleMissing(call, e);
       const err = e as any;
-      console.error(redact(`${describeThrown(err)}: ${err?.stack}`, call.secrets()));
-      throw grpcJsStatus(err);
+      if (!call.output) console.error(redact(`${describeThrown(err)}: ${err?.stack}`, call.secrets()));
+      const status = grpcJsStatus(err);
+      throw new UserOperationError(status.code, status.details + this.where(call, err), undefined, status.trailers);
     }
+  }
+
+  /** Below a user error's text: where in the user's code it was thrown, and a hint for a common mistake (./user-frames.ts). */
+  private where(call: CallInfo, err: unknown): string {
+    return whereBlock(err, call.operation, call.urn, { textOf: (f) => this.loader.textOf(f), cwd: this.cwd });
   }
 
   /** Create and Update: nothing printed; UNKNOWN with the message, and the partial-create detail when `e.id` is set. */
   private async failing<T>(call: CallInfo, body: () => Promise<T>): Promise<T> {
     try {
-      return await this.loader.during(call, body);
+      return await this.loader.during(call, () => captured(call.output, body));
     } catch (e) {
       if (isHostError(e)) throw e;
       if (e instanceof UnresolvedModuleError) throw movedModuleMissing(call, e);
       const err = e as any;
-      const details = messageOf(err);
+      const details = messageOf(err) + this.where(call, err);
       if (err !== null && typeof err === "object" && err.id) {
         throw new UserOperationError(grpc.status.UNKNOWN, details, {
           // Upstream writes the id only when it is a non-empty string: a numeric id arrives as "".
@@ -354,11 +366,21 @@ const expectedShape: Record<string, string> = {
 
 function createdId(call: CallInfo, id: unknown): string {
   if (typeof id === "string" && id.length > 0) return id;
+  if (isThenable(id)) {
+    throw new ProviderResultError(
+      `${call.operation} ${call.urn}: the dynamic provider's create returned a Promise as its id; await it: ` +
+        `create must return { id: string, outs? } with a non-empty string id`,
+    );
+  }
   const got = id === undefined ? "no id" : typeof id === "string" ? 'an empty id ("")' : `id ${String(id)} (a ${typeof id})`;
   throw new ProviderResultError(
     `${call.operation} ${call.urn}: the dynamic provider's create returned ${got}; create must return ` +
       `{ id: string, outs? } with a non-empty string id`,
   );
+}
+
+function isThenable(v: unknown): boolean {
+  return v !== null && (typeof v === "object" || typeof v === "function") && typeof (v as { then?: unknown }).then === "function";
 }
 
 function replacesList(call: CallInfo, replaces: any): string[] {
@@ -379,13 +401,19 @@ function replacesList(call: CallInfo, replaces: any): string[] {
 
 /** JS -> Struct; a value the wire cannot carry is reported with its path. */
 function toStruct(call: CallInfo, method: string, what: string, value: unknown): WireStruct {
+  if (isThenable(value)) {
+    throw new ProviderResultError(
+      `${call.operation} ${call.urn}: the dynamic provider's ${method} returned ${what} as a Promise, whose value would be lost; await it`,
+    );
+  }
   try {
     return jsToStruct(value);
   } catch (e) {
     if (e instanceof UnexpectedStructTypeError) {
+      const advice = e.got === "a Promise" ? "await it" : "use null or leave the key out";
       throw new ProviderResultError(
         `${call.operation} ${call.urn}: the dynamic provider's ${method} returned ${what}${e.path} = ${e.got}, ` +
-          `which cannot be sent to the engine (Unexpected struct type.); use null or leave the key out`,
+          `which cannot be sent to the engine (Unexpected struct type.); ${advice}`,
       );
     }
     if (e instanceof ValueTooDeepError) {

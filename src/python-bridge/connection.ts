@@ -7,6 +7,7 @@
 // UndeliveredError, which the pool may send elsewhere; a cancelled request is
 // forgotten at once and the worker is told, so no caller ever waits forever.
 import type { Duplex } from "node:stream";
+import type { CallOutput } from "../host/call-output.js";
 import type { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { encodeFrame, FrameDecoder } from "./framing.js";
@@ -17,6 +18,8 @@ export interface RequestInfo {
   method: Method;
   urn: string;
   operation: string;
+  /** Where the worker's $/log notifications for this request go (src/host/call-output.ts). */
+  output?: CallOutput;
 }
 
 /** "Create urn:…", or just "Configure" for a request about no resource. */
@@ -104,6 +107,11 @@ export class RpcConnection {
     stream.on("end", () => this.channelEnded("the worker closed its channel"));
     stream.on("error", (e) => this.channelEnded(`the worker channel failed: ${e.message}`));
     stream.on("close", () => this.channelEnded("the worker closed its channel"));
+  }
+
+  /** What the request `id` in flight is for; undefined once it was answered, cancelled or failed. */
+  infoOf(id: number): RequestInfo | undefined {
+    return this.pending.get(id)?.info;
   }
 
   get inFlight(): number {

@@ -17,32 +17,34 @@ export type FieldSpec = readonly [string, FieldKind, boolean];
  * A provider the project declares is named by `reference` instead (no id).
  * `context` is what the provider's call context is made of (CallContextParams);
  * a Delete adds the resource's old inputs.
+ * `logs: true` asks the worker to send what the provider prints during the
+ * request as $/log notifications (src/host/call-output.ts).
  */
 export const METHODS = {
   configure: { params: [["args", "bin", false]], result: [] },
   check: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["logs", "bool", false], ["olds", "bin", false], ["news", "bin", false]],
     result: [["inputs", "bin", true], ["failures", "failures", true]],
   },
   diff: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["logs", "bool", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
     result: [["changes", "changes", true], ["replaces", "replaces", true], ["deleteBeforeReplace", "bool", true], ["byDefault", "bool", false]],
   },
   create: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["logs", "bool", false], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true]],
   },
   read: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["id", "str", true], ["props", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["logs", "bool", false], ["id", "str", true], ["props", "bin", false]],
     result: [["id", "str", true], ["outs", "bin", true], ["inputs", "bin", false]],
   },
   update: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["logs", "bool", false], ["id", "str", true], ["olds", "bin", false], ["news", "bin", false]],
     // No outs: the provider has no update of its own (the host keeps the old outputs).
     result: [["outs", "bin", false]],
   },
   delete: {
-    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["id", "str", true], ["props", "bin", false], ["oldInputs", "bin", false]],
+    params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["logs", "bool", false], ["id", "str", true], ["props", "bin", false], ["oldInputs", "bin", false]],
     result: [],
   },
   // The __provider text a program passing the reference with the helper writes (what an import stores).
@@ -55,6 +57,8 @@ export type Method = keyof typeof METHODS;
 
 export const NOTIFICATIONS = {
   "$/cancel": [["id", "int", true]],
+  // What a request's provider printed (when the request asked for "logs"): whole lines, but for the partial last one.
+  "$/log": [["id", "int", true], ["stream", "str", true], ["severity", "str", true], ["text", "str", true]],
   "$/ready": [["protocol", "int", true], ["python", "str", true], ["pulumi", "str", true], ["dill", "str", true], ["pid", "int", true]],
   // While requests run: the worker's CPU over the last interval (thousandths of one core) and its requests in hand.
   "$/load": [["cpu", "int", true], ["active", "int", true]],
@@ -101,6 +105,15 @@ export const resultSchemas = Object.fromEntries(
 
 export const readySchema = objectSchema(NOTIFICATIONS["$/ready"]);
 export const loadSchema = objectSchema(NOTIFICATIONS["$/load"]);
+/** $/log, its stream and severity held to the values the host knows. */
+export const logSchema = z
+  .object({
+    id: z.number().int(),
+    stream: z.enum(["stdout", "stderr"]),
+    severity: z.enum(["debug", "info", "warning", "error"]),
+    text: z.string(),
+  })
+  .strict();
 
 /**
  * What the worker puts in `error.data` when the user's code (or loading it)

@@ -292,8 +292,10 @@ export class PythonRuntime implements DynamicRuntime {
     }
     params.urn = call.urn;
     params.context = { name: call.name ?? "", type: call.type ?? "", preview: call.preview, deadline: call.deadline };
+    // What the provider prints comes back as $/log notifications for this call's output.
+    if (call.output) params.logs = true;
     try {
-      return await pool.request({ method, urn: call.urn, operation: call.operation }, params, call.signal);
+      return await pool.request({ method, urn: call.urn, operation: call.operation, output: call.output }, params, call.signal);
     } catch (e) {
       if (e instanceof RpcError) {
         if (e.code === ErrorCodes.UserError || e.code === ErrorCodes.LoadError) {

@@ -18,7 +18,7 @@ import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
 import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
-import { loadSchema, PROTOCOL_VERSION, readySchema } from "./protocol.js";
+import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema } from "./protocol.js";
 import { spawnWorker, workerSettings, type WorkerChild } from "./spawn.js";
 
 const STDERR_LINES_KEPT = 20;
@@ -207,6 +207,16 @@ export class WorkerProcess {
   }
 
   private onNotification(method: string, params: Record<string, unknown>): void {
+    if (method === "$/log") {
+      const line = logSchema.safeParse(params);
+      if (!line.success) return;
+      const { id, stream, severity, text } = line.data;
+      // A request already answered (a coroutine it left running printed): its stream, as without capture.
+      const output = this.conn.infoOf(id)?.output;
+      if (output) output.write(stream, severity, text);
+      else (stream === "stdout" ? process.stdout : process.stderr).write(text);
+      return;
+    }
     if (method === "$/load") {
       const load = loadSchema.safeParse(params);
       if (load.success) {

@@ -25,6 +25,18 @@ export interface InitFailedView {
   reasons: string[];
 }
 
+/**
+ * The block our host adds below a user error's text (where in the user's code it was thrown, a hint:
+ * src/node-dynamic/user-frames.ts, python-stub/worker.py), split off so that the rest compares with
+ * the reference's text; `[difference]` tests read it from `Outcome.where`.
+ */
+const WHERE_MARKERS = ["\n\n  where: ", "\n\n  hint: "];
+
+export function splitWhere(details: string): [string, string | undefined] {
+  const at = Math.min(...WHERE_MARKERS.map((m) => details.indexOf(m)).filter((i) => i >= 0));
+  return Number.isFinite(at) ? [details.slice(0, at), details.slice(at)] : [details, undefined];
+}
+
 /** Everything observable about one RPC's answer, normalized for comparison. */
 export interface Outcome {
   code: number;
@@ -34,6 +46,8 @@ export interface Outcome {
   /** The response re-serialized by google-protobuf (sorted map keys): equal bytes, equal answer. */
   bytes?: string;
   initFailed?: InitFailedView;
+  /** Our host's block below a user error's text (not enumerable: outcomes compare without it); see splitWhere. */
+  where?: string;
 }
 
 const struct = (o: Props | undefined) => (o === undefined ? undefined : structPb.Struct.fromJavaScript(o));
@@ -65,9 +79,14 @@ export class ProviderClient {
     return new Promise((resolve) => {
       this.raw[method](request, (err: any, resp: any) => {
         if (err) {
-          const out: Outcome = { code: err.code, details: err.details };
+          const [details, where] = splitWhere(err.details);
+          const out: Outcome = { code: err.code, details };
           const bin = err.metadata?.get("grpc-status-details-bin") ?? [];
-          if (bin.length > 0) out.initFailed = decodeInitFailed(bin[0]);
+          if (bin.length > 0) {
+            out.initFailed = decodeInitFailed(bin[0]);
+            out.initFailed.statusMessage = splitWhere(out.initFailed.statusMessage)[0];
+          }
+          if (where !== undefined) Object.defineProperty(out, "where", { value: where, enumerable: false });
           resolve(out);
           return;
         }
