@@ -37,7 +37,7 @@ import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.j
 import { UnresolvedModuleError } from "./moved-modules.js";
 import { whereBlock } from "./user-frames.js";
 import { isReferenceText, referenceText } from "./reference-text.js";
-import { resolveOutputs } from "./secret-outputs.js";
+import { outputsResolved } from "./secret-outputs.js";
 import { CallContext } from "./call-context.js";
 
 type Obj = Record<string, any>;
@@ -77,7 +77,7 @@ export class NodeRuntime implements DynamicRuntime {
       let failures: any = [];
       if (has(call, provider, "check")) {
         const result = expectObject(call, "check", await (provider as Obj).check(olds, news, new CallContext(call, this.deployment)));
-        if (result.inputs) inputs = await resolveOutputs(call, "check", "inputs", result.inputs);
+        if (result.inputs) inputs = (await outputsResolved(call, "check", "inputs", result.inputs)).value;
         if (result.failures) failures = result.failures;
       }
       // Upstream sets the key on the object the user returned; keep that visible effect.
@@ -110,7 +110,7 @@ export class NodeRuntime implements DynamicRuntime {
       // Called whatever it is, as upstream: without one, V8's own `provider.create is not a function`.
       has(call, provider, "create");
       const result = expectObject(call, "create", await (provider as Obj).create(props, new CallContext(call, this.deployment)));
-      const outs = withProvider(await resolveOutputs(call, "create", "outs", result.outs || {}) as Obj, props);
+      const outs = withProvider((await outputsResolved(call, "create", "outs", result.outs || {})).value as Obj, props);
       return { id: createdId(call, result.id), outs: toStruct(call, "create", "outs", outs) };
     });
   }
@@ -122,10 +122,10 @@ export class NodeRuntime implements DynamicRuntime {
       // Without a read method the state goes back exactly as it came.
       if (!has(call, provider, "read")) return { id, outs: propsBag ?? { fields: {} } };
       const result = expectObject(call, "read", await (provider as Obj).read(id, props, new CallContext(call, this.deployment)));
-      const outs = withProvider(await resolveOutputs(call, "read", "props", result.props || {}) as Obj, props);
+      const outs = withProvider((await outputsResolved(call, "read", "props", result.props || {})).value as Obj, props);
       const outcome: ReadOutcome = { id: wireString(result.id), outs: toStruct(call, "read", "props", outs) };
       if (result.inputs) {
-        const inputs = withProvider(await resolveOutputs(call, "read", "inputs", result.inputs) as Obj, props);
+        const inputs = withProvider((await outputsResolved(call, "read", "inputs", result.inputs)).value as Obj, props);
         outcome.inputs = toStruct(call, "read", "inputs", inputs);
       }
       return outcome;
@@ -140,7 +140,7 @@ export class NodeRuntime implements DynamicRuntime {
       // Without update the core keeps the old outputs (the reference keeps only {__provider}: docs/parity.md).
       if (!has(call, provider, "update")) return {};
       const result: Obj = (await (provider as Obj).update(id, olds, news, new CallContext(call, this.deployment))) || {};
-      const outs = withProvider(await resolveOutputs(call, "update", "outs", result.outs || {}) as Obj, news);
+      const outs = withProvider((await outputsResolved(call, "update", "outs", result.outs || {})).value as Obj, news);
       return { outs: toStruct(call, "update", "outs", outs) };
     });
   }

@@ -47,6 +47,16 @@ export function resolveOutputs(call: CallInfo, method: string, what: string, val
   return resolve(call, method, what, value, 0);
 }
 
+/**
+ * resolveOutputs for a method's answer, boxed: a value that is itself a
+ * Promise (not an Output) is not awaited here but handed on as it is, for the
+ * Struct writer to refuse ("await it") rather than this wait to hide it.
+ */
+export async function outputsResolved(call: CallInfo, method: string, what: string, value: unknown): Promise<{ value: unknown }> {
+  const resolved = resolveOutputs(call, method, what, value);
+  return { value: resolved === value ? value : await resolved };
+}
+
 /** Thrown inside the walk when a value nests deeper than the Struct writer carries (a circular one never ends). */
 const TOO_DEEP = Symbol("too deep");
 
