@@ -79,6 +79,13 @@ const DEPENDENCIES = fs
   .filter((l) => l && !l.startsWith("#"));
 const uvEnv = { UV_PYTHON_DOWNLOADS: "never", UV_NO_PROGRESS: "1" };
 
+/** A package under src/ that the program in src/app imports, putting src/ on its path itself. */
+const SRC_LAYOUT = {
+  "src/app/__main__.py": "import os, sys\nsys.path.insert(0, os.path.dirname(os.getcwd()))\nfrom gadgetry import gadgets\n",
+  "src/gadgetry/__init__.py": "",
+  "src/gadgetry/gadgets.py": "@gadgets",
+};
+
 const LAYOUTS: Record<string, Layout> = {
   "a sibling module of the program": {
     files: { "gadgets.py": "@gadgets", "__main__.py": "import gadgets\n" },
@@ -94,11 +101,7 @@ const LAYOUTS: Record<string, Layout> = {
     python: () => VENV_PYTHON,
   },
   "a package under src/, main: src/app": {
-    files: {
-      "src/app/__main__.py": "import os, sys\nsys.path.insert(0, os.path.dirname(os.getcwd()))\nfrom gadgetry import gadgets\n",
-      "src/gadgetry/__init__.py": "",
-      "src/gadgetry/gadgets.py": "@gadgets",
-    },
+    files: SRC_LAYOUT,
     main: "src/app",
     module: "gadgetry.gadgets",
     // What the program's __main__.py does (the common workaround for a src/ layout without an install).
@@ -107,11 +110,7 @@ const LAYOUTS: Record<string, Layout> = {
     python: () => VENV_PYTHON,
   },
   "a package under src/, main: src/app, the virtualenv option relative to the project root": {
-    files: {
-      "src/app/__main__.py": "import os, sys\nsys.path.insert(0, os.path.dirname(os.getcwd()))\nfrom gadgetry import gadgets\n",
-      "src/gadgetry/__init__.py": "",
-      "src/gadgetry/gadgets.py": "@gadgets",
-    },
+    files: SRC_LAYOUT,
     main: "src/app",
     module: "gadgetry.gadgets",
     programPath: ["src"],
