@@ -171,26 +171,45 @@ async function nodeLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind | "
   return { seconds, changes, ranBy };
 }
 
-/** One stack's life with the Python program (bench/engine/python_engine_bench.py) in the test virtualenv. */
-function pythonLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind | "none", n: number, stackName: string, workDir: string) {
-  const settings = {
-    root: engineFor(kind).root,
-    backend: sb.backend,
-    home: sb.home,
-    env: cliEnv(sb, kind),
-    venv: fs.realpathSync(TEST_VENV),
-    work_dir: workDir,
-    stack: stackName,
-    n,
-    provider,
-    steps: STEPS,
-  };
+/**
+ * One stack's life with the Python program (bench/engine/python_engine_bench.py)
+ * in the test virtualenv: a process per step, as the CLI runs a program once per
+ * command (the SDK's serializer cannot pickle a few hundred providers in one
+ * process; see there).
+ */
+async function pythonLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind | "none", n: number, stackName: string, workDir: string) {
+  const seconds = {} as Record<Step, number>;
+  const changes: Record<string, Record<string, number>> = {};
+  let ranBy: unknown;
+  for (const step of STEPS) {
+    const settings = {
+      root: engineFor(kind).root,
+      backend: sb.backend,
+      home: sb.home,
+      env: cliEnv(sb, kind),
+      venv: fs.realpathSync(TEST_VENV),
+      work_dir: workDir,
+      stack: stackName,
+      n,
+      provider,
+      steps: [step],
+      generation: STEPS.indexOf(step) >= STEPS.indexOf("up-update") ? 2 : 1,
+      remove: step === "destroy",
+    };
+    const doc = await pythonStep(settings, `${kind}, ${provider}, n=${n}, ${step}`, workDir);
+    seconds[step] = doc.seconds[step];
+    changes[step] = doc.changes[step];
+    if (step === "up-create") ranBy = doc.ran_by;
+  }
+  return { seconds, changes, ranBy };
+}
+
+function pythonStep(settings: object, what: string, workDir: string): Promise<{ seconds: Record<string, number>; changes: Record<string, Record<string, number>>; ran_by: unknown }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("PULUMI_") && k !== "VIRTUAL_ENV"));
-  return new Promise<{ seconds: Record<Step, number>; changes: Record<string, Record<string, number>>; ranBy: unknown }>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     execFile(VENV_PYTHON, [`${REPO}bench/engine/python_engine_bench.py`, JSON.stringify(settings)], { cwd: workDir, env, encoding: "utf8", maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`python program (${kind}, ${provider}, n=${n}): ${err.message}\n${stderr.slice(-4000)}`));
-      const doc = JSON.parse(stdout.trim().split("\n").pop()!);
-      resolve({ seconds: doc.seconds, changes: doc.changes, ranBy: doc.ran_by });
+      if (err) return reject(new Error(`python program (${what}): ${err.message}\n${stderr.slice(-4000)}`));
+      resolve(JSON.parse(stdout.trim().split("\n").pop()!));
     });
   });
 }

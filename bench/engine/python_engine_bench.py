@@ -1,14 +1,23 @@
 """
-The Python side of the real-engine benchmark (bench/engine-run.ts): one stack's
-life under the engine, each step timed. An Automation API inline program with N
-dynamic resources whose provider class is defined here, in __main__, so the SDK
-pickles it by value, as most programs' providers are.
+The Python side of the real-engine benchmark (bench/engine-run.ts): steps of one
+stack's life under the engine, each timed. An Automation API inline program with
+N dynamic resources whose provider class is defined here, in __main__, so the
+SDK pickles it by value, as most programs' providers are.
+
+The benchmark runs this once per step, as the CLI runs a program once per
+command: the SDK's serialize_provider (pulumi 3.270.0) wraps pickle's
+_Pickler._batch_setitems once more on every call and never unwraps it, so one
+process that serializes a few hundred providers (here, N = 100 through
+preview, up and up again) dies of RecursionError in the program, whichever
+plugin serves it.
 
 usage: python python_engine_bench.py '<settings JSON>'
 settings: {"root": <dir holding bin/pulumi>, "backend": <state dir>, "home": <PULUMI_HOME>,
            "env": {<every CLI run's environment>}, "venv": <the plugin's virtualenv>,
            "work_dir": <program directory>, "stack": <stack name>, "n": <resources>,
-           "provider": "trivial" | "waiting" | "none", "steps": [<step names>]}
+           "provider": "trivial" | "waiting" | "none", "steps": [<step names>],
+           "generation": <the inputs' generation: 1, then 2 from up-update on>,
+           "remove": <remove the stack after the steps>}
 Prints one JSON object: {"seconds": {<step>: s}, "ran_by": <what the provider reported>, "changes": {<step>: {...}}}.
 """
 
@@ -65,7 +74,7 @@ class Thing(Resource):
 
 def main():
     settings = json.loads(sys.argv[1])
-    state = {"generation": 1}
+    state = {"generation": settings.get("generation", 1)}
     provider = {"trivial": Trivial, "waiting": Waiting, "none": None}[settings["provider"]]
 
     def program():
@@ -101,8 +110,6 @@ def main():
     changes = {}
     ran = None
     for step in settings["steps"]:
-        if step == "up-update":
-            state["generation"] = 2
         t0 = time.perf_counter()
         if step == "preview":
             result = stack.preview()
@@ -123,7 +130,8 @@ def main():
             # Outside the clock: which plugin served the resources.
             resources = stack.export_stack().deployment.get("resources", [])
             ran = next((r["outputs"].get("ranBy") for r in resources if r["type"].startswith("pulumi-python:")), None)
-    stack.workspace.remove_stack(settings["stack"])
+    if settings.get("remove"):
+        stack.workspace.remove_stack(settings["stack"])
     print(json.dumps({"seconds": seconds, "ran_by": ran, "changes": changes}))
 
 
