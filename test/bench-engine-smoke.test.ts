@@ -7,31 +7,24 @@
 // at how fast anything was: this is a shared 2-core machine; the numbers are
 // read by people in docs/performance.md.
 import { expect } from "chai";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { STEPS } from "../bench/engine-run.js";
-import { REPO } from "./helpers/paths.js";
+import { runBench } from "./helpers/run-bench.js";
 
 describe("bench --engine (smoke: N = 1, one round)", function () {
   this.timeout(600_000);
   let dir: string;
   let doc: any;
   let stdout = "";
-  let stderr = "";
 
   before(async function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-engine-smoke-"));
     const out = path.join(dir, "engine.json");
-    const child = spawn(process.execPath, [`${REPO}dist/bench/run.js`, "--engine", "--n", "1", "--providers", "trivial", "--rounds", "1", "--out", out], {
-      cwd: REPO,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
-    expect(code, `bench exited with ${code}; stderr:\n${stderr}`).to.equal(0);
+    const run = await runBench(["--engine", "--n", "1", "--providers", "trivial", "--rounds", "1", "--out", out]);
+    stdout = run.stdout;
+    expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
     doc = JSON.parse(fs.readFileSync(out, "utf8"));
   });
 

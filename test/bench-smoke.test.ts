@@ -6,34 +6,29 @@
 // shared 2-core machine, and the full bench (`npm run bench`) is a separate
 // command whose numbers are read by people (docs/performance.md).
 import { expect } from "chai";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { bootNote, DEFAULT_PLUGINS, type BootTimes, type Report } from "../bench/report.js";
 import { loadWorkloads, SMOKE, STARTUP } from "../bench/workloads.js";
 import { REPO, VENV_PYTHON } from "./helpers/paths.js";
+import { runBench } from "./helpers/run-bench.js";
 
 describe("bench --smoke", function () {
   this.timeout(300_000);
   let dir: string;
   let report: Report;
   let stdout = "";
-  let stderr = "";
   const { standard, optIn } = loadWorkloads(SMOKE);
   const workloadIds = [STARTUP.id, ...standard.map((w) => w.id), ...optIn.map((w) => w.id)];
 
   before(async function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-smoke-"));
     const out = path.join(dir, "smoke.json");
-    const child = spawn(process.execPath, [`${REPO}dist/bench/run.js`, "--smoke", "--only", "startup,trivial,io,cpu,cycle,distinct,payload", "--out", out], {
-      cwd: REPO,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
-    expect(code, `bench exited with ${code}; stderr:\n${stderr}`).to.equal(0);
+    const run = await runBench(["--smoke", "--only", "startup,trivial,io,cpu,cycle,distinct,payload", "--out", out]);
+    stdout = run.stdout;
+    expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
     report = JSON.parse(fs.readFileSync(out, "utf8")) as Report;
   });
 

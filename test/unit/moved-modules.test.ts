@@ -27,7 +27,7 @@ describe("moved module paths: the package a path names", function () {
     // What every SDK writes under aspect_rules_js (pulumi#18976).
     [".aspect_rules_js/twilio@5.4.5/node_modules/twilio/lib/index.js", { name: "twilio", subpath: "lib/index.js", store: ".aspect_rules_js", storeVersion: "5.4.5" }],
     // Another checkout's, or another machine's, plain node_modules.
-    ["/ci/runner/work/app/node_modules/lodash/fp/map.js", { name: "lodash", subpath: "fp/map.js", packageDir: "/ci/runner/work/app/node_modules/lodash" }],
+    ["/ci/runner/build/app/node_modules/lodash/fp/map.js", { name: "lodash", subpath: "fp/map.js", packageDir: "/ci/runner/build/app/node_modules/lodash" }],
     ["../old-checkout/node_modules/ms", { name: "ms", subpath: "" }],
     ["C:\\Users\\me\\app\\node_modules\\@scope\\name\\index.js", { name: "@scope/name", subpath: "index.js", packageDir: "C:/Users/me/app/node_modules/@scope/name" }],
     // Nested installs: the file belongs to the package after the last node_modules.
