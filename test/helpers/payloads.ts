@@ -1,20 +1,23 @@
 // `__provider` payloads made by the real SDK serializers at test time.
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { FIXTURES, VENV_PYTHON } from "./paths.js";
+import fs from "node:fs";
+import { FIXTURES, SCENARIOS, VENV_PYTHON } from "./paths.js";
 
 const require = createRequire(import.meta.url);
 const cache = new Map<string, Promise<string>>();
 
 /**
- * The Node closure text of the named provider, from a fixture module in
+ * The Node closure text of the named provider, from a scenario module of the
+ * conformance kit (src/conformance/scenarios/node) or a fixture module in
  * test/fixtures that exports `serialize(name)` (node-providers.cjs by default).
  */
 export function nodeProvider(name: string, fixture = "node-providers.cjs"): Promise<string> {
   const key = `${fixture}#${name}`;
   let text = cache.get(key);
   if (!text) {
-    const fixtures = require(`${FIXTURES}${fixture}`);
+    const scenario = `${SCENARIOS}node/${fixture}`;
+    const fixtures = require(fs.existsSync(scenario) ? scenario : `${FIXTURES}${fixture}`);
     text = fixtures.serialize(name) as Promise<string>;
     cache.set(key, text);
   }
