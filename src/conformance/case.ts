@@ -10,6 +10,7 @@
 // one mocha `describe` shares a pair of plugins.
 import assert from "node:assert/strict";
 import type { Outcome, ProviderClient, Props } from "./client.js";
+import type { Program } from "./payloads.js";
 
 export type Language = "nodejs" | "python";
 
@@ -52,8 +53,12 @@ export interface LaunchedPlugin {
 /** What a case can use; the same for every plugin the case is run against. */
 export interface CaseContext {
   readonly language: Language;
-  /** The session's plugin (started once for every case of the session). */
+  /** The session's plugin's client (the plugin is started once for every case of the session). */
   readonly client: ProviderClient;
+  /** The session's plugin process: its stdout, stderr, until(), groupPids(). */
+  readonly plugin: LaunchedPlugin;
+  /** The program and scenario folders, and the Python payloads are made with (payload makers of a language's own build on it). */
+  readonly program: Program;
   /** The program directory the plugins run in (scenario program files, the project's SDK above it). */
   readonly programDir: string;
   /** The `__provider` payload of a scenario's provider, made with the project's SDK. */
@@ -125,6 +130,13 @@ export interface Case<O = any> {
   difference?: Difference<O>;
   /** Packages the case's scenarios require from the program besides @pulumi/pulumi (the kit checks them first). */
   needs?: string[];
+  /**
+   * "plugin": side by side, only the plugin under test is asked (the reference command cannot
+   * play the part: e.g. the reference's launcher script resolves the interpreter, the command
+   * we run it with does not). Give the reason in `onlyWhy`.
+   */
+  only?: "plugin";
+  onlyWhy?: string;
 }
 
 /** A session and a function that declares its cases (ids made from the session's). */

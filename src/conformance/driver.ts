@@ -122,7 +122,7 @@ export class PluginProcess implements LaunchedPlugin {
     return pids;
   }
 
-  until(cond: () => boolean, what: string, ms = 30_000, failOnExit = false): Promise<void> {
+  until(cond: () => boolean, what: string, ms: number = 30_000, failOnExit = false): Promise<void> {
     if (cond()) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -285,6 +285,8 @@ export class SessionRun {
     const ctx: CaseContext = {
       language,
       client: plugin.client,
+      plugin,
+      program: t.program,
       programDir: t.program.programDir,
       payload: (name, scenario) => makePayload(t.program, name, scenario),
       urn,

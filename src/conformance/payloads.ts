@@ -29,7 +29,8 @@ export interface Program {
 }
 
 const PROGRAM_FILES: Record<Language, string> = { nodejs: "node-program", python: "python-program" };
-const SCENARIO_FILES: Record<Language, string> = { nodejs: "node", python: "python" };
+/** Node's scenario modules are in node/; Python's at the top (python-program/ is a module's program). */
+const SCENARIO_FILES: Record<Language, string> = { nodejs: "node", python: "." };
 
 /**
  * The program for `language`. Without `projectDir`, the shipped scenario folders in
@@ -43,7 +44,11 @@ export function prepareProgram(language: Language, projectDir?: string, python?:
   const scenarioSrc = path.join(SCENARIOS_DIR, SCENARIO_FILES[language]);
   if (!projectDir) return { language, programDir: programSrc, scenarioDir: scenarioSrc, python, cleanup() {} };
   const dir = fs.mkdtempSync(path.join(projectDir, ".pulumi-dynamic-host-conformance-"));
-  for (const src of [programSrc, scenarioSrc]) if (fs.existsSync(src)) fs.cpSync(src, dir, { recursive: true });
+  if (fs.existsSync(programSrc)) fs.cpSync(programSrc, dir, { recursive: true });
+  for (const f of fs.readdirSync(scenarioSrc)) {
+    const from = path.join(scenarioSrc, f);
+    if (fs.statSync(from).isFile() && !fs.existsSync(path.join(dir, f))) fs.cpSync(from, path.join(dir, f));
+  }
   return { language, programDir: dir, scenarioDir: dir, python, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 

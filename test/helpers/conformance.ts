@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import type { Case, Language } from "../../src/conformance/case.js";
 import { CASES } from "../../src/conformance/cases/index.js";
-import { bySession, judgePair, observe, SessionRun, target, type PluginCommand, type Target } from "../../src/conformance/driver.js";
+import { bySession, judgeOne, judgePair, observe, SessionRun, target, type PluginCommand, type Target } from "../../src/conformance/driver.js";
 import type { Program } from "../../src/conformance/payloads.js";
 import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, SCENARIOS, TEST_VENV, VENV_PYTHON } from "./paths.js";
 
@@ -15,7 +15,7 @@ import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFER
 export function testProgram(language: Language): Program {
   return language === "nodejs"
     ? { language, programDir: NODE_PROGRAM, scenarioDir: `${SCENARIOS}node`, cleanup() {} }
-    : { language, programDir: PYTHON_PROGRAM, scenarioDir: `${SCENARIOS}python`, python: VENV_PYTHON, cleanup() {} };
+    : { language, programDir: PYTHON_PROGRAM, scenarioDir: SCENARIOS, python: VENV_PYTHON, cleanup() {} };
 }
 
 /** Our plugin and the reference as the tests run them (test/helpers/plugin.ts starts them the same way). */
@@ -68,6 +68,13 @@ function sessionSuite(language: Language, cases: Case[]): void {
   });
   for (const c of cases) {
     it(c.title, async function () {
+      if (c.only === "plugin") {
+        const o = await observe(c, runs.ours!);
+        const verdict = judgeOne(c, o.obs, o.ctx);
+        expect(verdict.status, `${c.id}: ${verdict.message ?? ""}`).to.equal(c.difference ? "deliberate" : "pass");
+        if (c.difference) expect(verdict.side).to.equal("ours");
+        return;
+      }
       const [o, r] = await Promise.all([observe(c, runs.ours!), observe(c, runs.reference!)]);
       const verdict = judgePair(c, o, r, true);
       expect(verdict.status, `${c.id}: ${verdict.message ?? ""}`).to.equal(c.difference ? "deliberate" : "pass");

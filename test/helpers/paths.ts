@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 export const FIXTURES = `${REPO}test/fixtures/`;
-/** The conformance kit's provider scenarios (shipped in the package), which the tests use in place. */
+/** The provider scenario modules the conformance cases name, shipped in the package (src/conformance/scenarios). */
 export const SCENARIOS = `${REPO}src/conformance/scenarios/`;
 /** The program directory Node plugins run in: @pulumi/pulumi resolves from the repo's node_modules above it. */
 export const NODE_PROGRAM = `${SCENARIOS}node-program`;

@@ -1,7 +1,7 @@
 // `__provider` payloads made by the real SDK serializers at test time.
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
-import fs from "node:fs";
+import { existsSync } from "node:fs";
 import { FIXTURES, SCENARIOS, VENV_PYTHON } from "./paths.js";
 
 const require = createRequire(import.meta.url);
@@ -17,7 +17,7 @@ export function nodeProvider(name: string, fixture = "node-providers.cjs"): Prom
   let text = cache.get(key);
   if (!text) {
     const scenario = `${SCENARIOS}node/${fixture}`;
-    const fixtures = require(fs.existsSync(scenario) ? scenario : `${FIXTURES}${fixture}`);
+    const fixtures = require(existsSync(scenario) ? scenario : `${FIXTURES}${fixture}`);
     text = fixtures.serialize(name) as Promise<string>;
     cache.set(key, text);
   }
