@@ -412,6 +412,11 @@ export function judgePair<O>(c: Case<O>, a: { obs: O; ctx: CaseContext }, b: { o
     const d = c.difference;
     const refFails = attempt(() => d.reference(b.obs, b.ctx));
     if (refFails !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the reference plugin did not answer as recorded: ${refFails}` };
+    if (typeof c.compare === "function") {
+      const pick = c.compare;
+      const differs = attempt(() => deepEqual(pick(a.obs), pick(b.obs)));
+      if (differs !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the two plugins answered differently where they must not: ${differs}` };
+    }
     const asOurs = attempt(() => d.ours(a.obs, a.ctx));
     if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
     if (!strict && attempt(() => d.reference(a.obs, a.ctx)) === undefined) return { ...base, status: "deliberate", side: "reference", doc: d.doc };
