@@ -129,6 +129,15 @@ export interface Case<O = any> {
    */
   compare?: ((obs: O) => unknown) | false;
   difference?: Difference<O>;
+  /**
+   * Side by side only: how the plugin's observation must stand to the reference's (a cost
+   * "in line with the reference"). Not a spec answer, so a single-plugin run skips it.
+   */
+  relative?(plugin: O, reference: O): void;
+  /** How long the case may take (default 60 s in mocha, 300 s in the kit). */
+  timeoutMs?: number;
+  /** Side by side, ask the reference first and then the plugin, each with the machine to itself (measurements). */
+  sequential?: boolean;
   /** Packages the case's scenarios require from the program besides @pulumi/pulumi (the kit checks them first). */
   needs?: string[];
   /**

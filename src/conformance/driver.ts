@@ -352,7 +352,7 @@ export interface Verdict {
 }
 
 /** Runs a case's ask in a fresh context of `run`; the context's launches and cleanups are undone after. */
-export async function observe<O>(c: Case<O>, run: SessionRun, ms = 300_000): Promise<{ obs: O; ctx: CaseContext }> {
+export async function observe<O>(c: Case<O>, run: SessionRun, ms = c.timeoutMs ?? 300_000): Promise<{ obs: O; ctx: CaseContext }> {
   const { ctx, finish } = run.context();
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -421,6 +421,10 @@ export function judgePair<O>(c: Case<O>, a: { obs: O; ctx: CaseContext }, b: { o
     if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
     if (!strict && attempt(() => d.reference(a.obs, a.ctx)) === undefined) return { ...base, status: "deliberate", side: "reference", doc: d.doc };
     return { ...base, status: "fail", doc: d.doc, message: `the plugin did not answer as recorded: ${asOurs}` };
+  }
+  if (c.relative) {
+    const off = attempt(() => c.relative!(a.obs, b.obs));
+    if (off !== undefined) return { ...base, status: "fail", message: `out of line with the reference: ${off}` };
   }
   if (c.compare !== false) {
     const pick = c.compare ?? ((o: O) => o);

@@ -84,14 +84,19 @@ function sessionSuite(language: Language, cases: Case[]): void {
   });
   for (const c of cases) {
     it(c.title, async function () {
+      if (c.timeoutMs) this.timeout(c.timeoutMs);
       if (c.only === "plugin") {
-        const o = await observe(c, runs.ours!);
+        const o = await observe(c, runs.ours!, c.timeoutMs);
         const verdict = judgeOne(c, o.obs, o.ctx);
         expect(verdict.status, `${c.id}: ${verdict.message ?? ""}`).to.equal(c.difference ? "deliberate" : "pass");
         if (c.difference) expect(verdict.side).to.equal("ours");
         return;
       }
-      const [o, r] = await Promise.all([observe(c, runs.ours!), observe(c, runs.reference!)]);
+      let o, r;
+      if (c.sequential) {
+        r = await observe(c, runs.reference!, c.timeoutMs);
+        o = await observe(c, runs.ours!, c.timeoutMs);
+      } else [o, r] = await Promise.all([observe(c, runs.ours!, c.timeoutMs), observe(c, runs.reference!, c.timeoutMs)]);
       const verdict = judgePair(c, o, r, true);
       expect(verdict.status, `${c.id}: ${verdict.message ?? ""}`).to.equal(c.difference ? "deliberate" : "pass");
       if (c.difference) expect(verdict.side).to.equal("ours");

@@ -2,8 +2,9 @@
 import type { Case, Language } from "../case.js";
 import { nodeCheckDiffCreate } from "./node-check-diff-create.js";
 import { nodeStartup } from "./node-startup.js";
+import { nodeValuesReadUpdateDelete } from "./node-values-read-update-delete.js";
 
-export const CASES: readonly Case[] = [...nodeStartup, ...nodeCheckDiffCreate];
+export const CASES: readonly Case[] = [...nodeStartup, ...nodeCheckDiffCreate, ...nodeValuesReadUpdateDelete];
 
 /** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
 export function selectCases(language: Language, only?: string, table: readonly Case[] = CASES): Case[] {
