@@ -24,6 +24,11 @@ export interface LaunchSpec {
   cwd?: string;
   /** Start a stand-in for the engine's Log service and pass its address (CaseContext.logs). */
   engine?: boolean;
+  /**
+   * Give the plugin a real pipe (a FIFO) on stdin, as the engine does, so that closeStdin()
+   * plays "the engine went away". Otherwise stdin is a socket pair (Node's "pipe").
+   */
+  pipeStdin?: boolean;
 }
 
 /** What a process that ran to its end left behind. */
@@ -44,6 +49,12 @@ export interface LaunchedPlugin {
   readonly stderr: string;
   /** As the engine stops a plugin: closes the connection, SIGINT to its process group, SIGKILL 5 s later. */
   stop(): Promise<{ code: number | null; signal: string | null }>;
+  /** Resolves when the process exits. */
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  /** The exit code once it exited, else null. */
+  exitCode(): number | null;
+  /** Closes the write end of its stdin (a pipeStdin FIFO, or the socket); resolves once closed. */
+  closeStdin(): Promise<void>;
   /** Resolves once `cond` holds, re-checked on every chunk of output. */
   until(cond: () => boolean, what: string, ms?: number): Promise<void>;
   /** Every live process in the plugin's process group. */

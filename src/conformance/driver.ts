@@ -5,8 +5,10 @@
 // and judges what it answered: against the recorded expectations (one plugin)
 // or against another plugin side by side.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { Case, CaseContext, LaunchedPlugin, LaunchSpec, Language, RunResult, Session } from "./case.js";
 import { loadSdk, ProviderClient, type Sdk } from "./client.js";
 import { makePayload, type Program } from "./payloads.js";
@@ -70,15 +72,31 @@ export class PluginProcess implements LaunchedPlugin {
     });
   }
 
+  private stdinWriteEnd?: number;
+
   static async launch(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_ADDRESS): Promise<PluginProcess> {
     const [file, ...pre] = t.command.argv;
+    let stdin: "pipe" | number = "pipe";
+    let writeEnd: number | undefined;
+    if (spec.pipeStdin) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-stdin-"));
+      const fifo = path.join(dir, "stdin");
+      execFileSync("mkfifo", [fifo]);
+      // O_RDWR opens without waiting for a reader; the child gets its own read end.
+      writeEnd = fs.openSync(fifo, fs.constants.O_RDWR);
+      stdin = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
     const child = spawn(file, [...pre, ...(spec.args ?? [engineAddress])], {
       cwd: spec.cwd ?? t.program.programDir,
       env: environment(t.command.env, spec.env),
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: [stdin, "pipe", "pipe"],
       detached: true,
     });
+    if (typeof stdin === "number") fs.closeSync(stdin);
     const p = new PluginProcess(t.command.label, child, t.sdk);
+    p.stdinWriteEnd = writeEnd;
+    void p.exited.then(() => p.closeFifo());
     try {
       await p.until(() => p.stdout.length > 0, "the port line", 60_000, true);
     } catch (e) {
@@ -96,6 +114,28 @@ export class PluginProcess implements LaunchedPlugin {
 
   get stderr(): string {
     return this.stderrBuf;
+  }
+
+  exitCode(): number | null {
+    return this.child.exitCode;
+  }
+
+  private closeFifo(): void {
+    if (this.stdinWriteEnd !== undefined) fs.closeSync(this.stdinWriteEnd);
+    this.stdinWriteEnd = undefined;
+  }
+
+  closeStdin(): Promise<void> {
+    if (this.stdinWriteEnd !== undefined) {
+      this.closeFifo();
+      return Promise.resolve();
+    }
+    const stdin = this.child.stdin;
+    if (!stdin || stdin.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      stdin.once("close", () => resolve());
+      stdin.end();
+    });
   }
 
   get userStdout(): string[] {

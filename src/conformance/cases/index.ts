@@ -1,10 +1,11 @@
 // The conformance table: every case, in the order its sessions run.
 import type { Case, Language } from "../case.js";
 import { nodeCheckDiffCreate } from "./node-check-diff-create.js";
+import { nodeConfigRuntime } from "./node-config-runtime.js";
 import { nodeStartup } from "./node-startup.js";
 import { nodeValuesReadUpdateDelete } from "./node-values-read-update-delete.js";
 
-export const CASES: readonly Case[] = [...nodeStartup, ...nodeCheckDiffCreate, ...nodeValuesReadUpdateDelete];
+export const CASES: readonly Case[] = [...nodeStartup, ...nodeCheckDiffCreate, ...nodeValuesReadUpdateDelete, ...nodeConfigRuntime];
 
 /** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
 export function selectCases(language: Language, only?: string, table: readonly Case[] = CASES): Case[] {
