@@ -551,7 +551,7 @@ const c74d = s74d.case<{ uncaught: string; u: Uncaught; exit: unknown; info?: Ou
     // Either it exits (ours, at once), or it is still serving well after: a plugin that
     // never exits can only be told by waiting (side by side the tests waited for ours' exit).
     let timer: NodeJS.Timeout | undefined;
-    const exit = await Promise.race([ctx.plugin.exited, new Promise<undefined>((resolve) => (timer = global.setTimeout(resolve, STILL_SERVING_MS)))]);
+    const exit = await Promise.race([ctx.plugin.exited, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), STILL_SERVING_MS)))]);
     clearTimeout(timer);
     if (exit) return { uncaught, u, exit, running: false };
     const info = await ctx.client.getPluginInfo();
