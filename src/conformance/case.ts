@@ -74,6 +74,8 @@ export interface CaseContext {
   readonly programDir: string;
   /** The `__provider` payload of a scenario's provider, made with the project's SDK. */
   payload(name: string, scenario?: string): Promise<string>;
+  /** A Node scenario module itself (for payloads made another way than serialize(name)). */
+  scenarioModule(scenario: string): any;
   /** A URN of the language's dynamic resource type. */
   urn(name: string, type?: string): string;
   /** A stderr position of the session's plugin, for stderrSince. */

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Case, CaseContext, LaunchedPlugin, LaunchSpec, Language, RunResult, Session } from "./case.js";
 import { loadSdk, ProviderClient, type Sdk } from "./client.js";
-import { makePayload, type Program } from "./payloads.js";
+import { makePayload, nodeScenario, type Program } from "./payloads.js";
 
 /** A plugin as a command line: argv[0] is run directly (as the engine runs a plugin executable). */
 export interface PluginCommand {
@@ -329,6 +329,7 @@ export class SessionRun {
       program: t.program,
       programDir: t.program.programDir,
       payload: (name, scenario) => makePayload(t.program, name, scenario),
+      scenarioModule: (scenario) => nodeScenario(t.program, scenario),
       urn,
       mark: () => plugin.stderr.length,
       stderrSince: (mark) => stderrBarrier(ctx, plugin, mark),

@@ -2,10 +2,11 @@
 import type { Case, Language } from "../case.js";
 import { nodeCheckDiffCreate } from "./node-check-diff-create.js";
 import { nodeConfigRuntime } from "./node-config-runtime.js";
+import { nodeMovedPaths } from "./node-moved-paths.js";
 import { nodeStartup } from "./node-startup.js";
 import { nodeValuesReadUpdateDelete } from "./node-values-read-update-delete.js";
 
-export const CASES: readonly Case[] = [...nodeStartup, ...nodeCheckDiffCreate, ...nodeValuesReadUpdateDelete, ...nodeConfigRuntime];
+export const CASES: readonly Case[] = [...nodeStartup, ...nodeCheckDiffCreate, ...nodeValuesReadUpdateDelete, ...nodeConfigRuntime, ...nodeMovedPaths];
 
 /** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
 export function selectCases(language: Language, only?: string, table: readonly Case[] = CASES): Case[] {
