@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { EMPTY_DIFF_VIEW, ProviderClient, type Outcome, type Props } from "../helpers/client.js";
-import { FIXTURES, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, SCENARIOS, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { pythonProvider, UNKNOWN } from "../helpers/payloads.js";
 import { ENGINE_ADDRESS, launchPair, Plugin, type LaunchOptions } from "../helpers/plugin.js";
 import { both, usePair, type Pair } from "../helpers/pair.js";
@@ -42,9 +42,9 @@ const pythonPair = (opts: LaunchOptions = {}) => launchPair({ language: "python"
 
 // ------------------------------------------------------------------ payloads
 
-const A_FILE = `${FIXTURES}python_providers_a.py`;
-const SCRIPTED_FILE = `${FIXTURES}python_providers.py`;
-/** A payload of test/fixtures/python_providers_a.py, made by the SDK's serialize_provider in the test venv. */
+const A_FILE = `${SCENARIOS}python_providers_a.py`;
+const SCRIPTED_FILE = `${SCENARIOS}python_providers.py`;
+/** A payload of src/conformance/scenarios/python_providers_a.py, made by the SDK's serialize_provider in the test venv. */
 const providerA = (name: string): string => pythonProvider(name, "python_providers_a.py");
 
 // ------------------------------------------------------------------ pairs and stderr
