@@ -6,7 +6,7 @@ export const FIXTURES = `${REPO}test/fixtures/`;
 /** The provider scenario modules the conformance cases name, shipped in the package (src/conformance/scenarios). */
 export const SCENARIOS = `${REPO}src/conformance/scenarios/`;
 /** The program directory Node plugins run in: @pulumi/pulumi resolves from the repo's node_modules above it. */
-export const NODE_PROGRAM = `${FIXTURES}node-program`;
+export const NODE_PROGRAM = `${SCENARIOS}node-program`;
 /**
  * The directory holding our two plugin names under test: the checkout's bin/,
  * or an installed copy named by PULUMI_DYNAMIC_HOST_UNDER_TEST (npm's bin, an

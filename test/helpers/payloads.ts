@@ -8,14 +8,16 @@ const require = createRequire(import.meta.url);
 const cache = new Map<string, Promise<string>>();
 
 /**
- * The Node closure text of the named provider, from a fixture module in
+ * The Node closure text of the named provider, from a scenario module of the
+ * conformance kit (src/conformance/scenarios/node) or a fixture module in
  * test/fixtures that exports `serialize(name)` (node-providers.cjs by default).
  */
 export function nodeProvider(name: string, fixture = "node-providers.cjs"): Promise<string> {
   const key = `${fixture}#${name}`;
   let text = cache.get(key);
   if (!text) {
-    const fixtures = require(`${FIXTURES}${fixture}`);
+    const scenario = `${SCENARIOS}node/${fixture}`;
+    const fixtures = require(existsSync(scenario) ? scenario : `${FIXTURES}${fixture}`);
     text = fixtures.serialize(name) as Promise<string>;
     cache.set(key, text);
   }

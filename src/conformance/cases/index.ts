@@ -1,0 +1,22 @@
+// The conformance table: every case, in the order its sessions run.
+import type { Case, Language } from "../case.js";
+import { nodeStartup } from "./node-startup.js";
+
+export const CASES: readonly Case[] = [...nodeStartup];
+
+/** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
+export function selectCases(language: Language, only?: string, table: readonly Case[] = CASES): Case[] {
+  const ids = new Set<string>();
+  const out = table.filter((c) => c.language === language && (only === undefined || idMatches(c.id, only)));
+  for (const c of out) {
+    if (ids.has(c.id)) throw new Error(`two conformance cases have the id ${c.id}`);
+    ids.add(c.id);
+  }
+  return out;
+}
+
+export function idMatches(id: string, pattern: string): boolean {
+  if (!pattern.includes("*")) return id.startsWith(pattern);
+  const re = new RegExp(`^${pattern.split("*").map((p) => p.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return re.test(id);
+}

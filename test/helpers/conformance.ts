@@ -1,0 +1,84 @@
+// The differential suites as a thin loop over the conformance table
+// (src/conformance/cases): each session a describe (its suite path) with our
+// plugin and the reference started side by side before it and stopped after it;
+// each case an `it` with its title, judged strictly: a case passes when both
+// meet its expectation and answer alike, a [difference] when the reference
+// answers as recorded for it and ours as recorded for us.
+import { expect } from "chai";
+import type { Case, Language } from "../../src/conformance/case.js";
+import { CASES } from "../../src/conformance/cases/index.js";
+import { bySession, judgeOne, judgePair, observe, SessionRun, target, type PluginCommand, type Target } from "../../src/conformance/driver.js";
+import type { Program } from "../../src/conformance/payloads.js";
+import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, SCENARIOS, TEST_VENV, VENV_PYTHON } from "./paths.js";
+
+/** The program the tests run the plugins in: the scenarios in place, the repository's SDK above them. */
+export function testProgram(language: Language): Program {
+  return language === "nodejs"
+    ? { language, programDir: NODE_PROGRAM, scenarioDir: `${SCENARIOS}node`, cleanup() {} }
+    : { language, programDir: PYTHON_PROGRAM, scenarioDir: SCENARIOS, python: VENV_PYTHON, cleanup() {} };
+}
+
+/** Our plugin and the reference as the tests run them (test/helpers/plugin.ts starts them the same way). */
+export function testCommands(language: Language): { ours: PluginCommand; reference: PluginCommand } {
+  if (language === "nodejs") {
+    return {
+      ours: { label: "ours", argv: [OUR_NODE_PLUGIN] },
+      reference: { label: "reference", argv: [process.execPath, REFERENCE_NODE_PLUGIN] },
+    };
+  }
+  const env = { PULUMI_RUNTIME_VIRTUALENV: TEST_VENV };
+  return {
+    ours: { label: "ours", argv: [OUR_PYTHON_PLUGIN], env },
+    reference: { label: "reference", argv: [VENV_PYTHON, "-u", "-m", "pulumi.dynamic"], env },
+  };
+}
+
+export function testTargets(language: Language): { ours: Target; reference: Target } {
+  const program = testProgram(language);
+  const { ours, reference } = testCommands(language);
+  return { ours: target(ours, program), reference: target(reference, program) };
+}
+
+/** Declares, for every session with cases `pick` selects, its describe path and one `it` per case. */
+export function describeCases(pick: (c: Case) => boolean): void {
+  const picked = CASES.filter(pick);
+  if (picked.length === 0) throw new Error("no conformance case selected");
+  for (const [session, cases] of bySession(picked)) nest(session.suite, () => sessionSuite(session.language, cases));
+}
+
+function nest(path: readonly string[], body: () => void): void {
+  if (path.length === 0) return body();
+  describe(path[0], function () {
+    nest(path.slice(1), body);
+  });
+}
+
+function sessionSuite(language: Language, cases: Case[]): void {
+  const runs: { ours?: SessionRun; reference?: SessionRun } = {};
+  before(async function () {
+    const t = testTargets(language);
+    const [o, r] = await Promise.allSettled([SessionRun.start(cases[0].session, t.ours), SessionRun.start(cases[0].session, t.reference)]);
+    if (o.status === "fulfilled") runs.ours = o.value;
+    if (r.status === "fulfilled") runs.reference = r.value;
+    if (o.status === "rejected") throw o.reason;
+    if (r.status === "rejected") throw r.reason;
+  });
+  after(async function () {
+    await Promise.all([runs.ours?.stop(), runs.reference?.stop()]);
+  });
+  for (const c of cases) {
+    it(c.title, async function () {
+      if (c.only === "plugin") {
+        const o = await observe(c, runs.ours!);
+        const verdict = judgeOne(c, o.obs, o.ctx);
+        expect(verdict.status, `${c.id}: ${verdict.message ?? ""}`).to.equal(c.difference ? "deliberate" : "pass");
+        if (c.difference) expect(verdict.side).to.equal("ours");
+        return;
+      }
+      const [o, r] = await Promise.all([observe(c, runs.ours!), observe(c, runs.reference!)]);
+      const verdict = judgePair(c, o, r, true);
+      expect(verdict.status, `${c.id}: ${verdict.message ?? ""}`).to.equal(c.difference ? "deliberate" : "pass");
+      if (c.difference) expect(verdict.side).to.equal("ours");
+    });
+  }
+}
