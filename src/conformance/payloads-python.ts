@@ -18,6 +18,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { assetDirectory } from "../host/assets.js";
 import { resolveInterpreter, type Interpreter } from "../python-bridge/interpreter.js";
+import type { Program } from "./payloads.js";
 
 /** The directory of the provider scenario modules, in the checkout or the installed package. */
 export function scenariosDirectory(): string {
@@ -64,8 +65,15 @@ export function resolvePayloadPython(cwd: string, env: NodeJS.ProcessEnv): Paylo
   if (!resolution.ok) {
     throw new Error(`conformance (python): no interpreter to make the payloads with, as the plugin would find none in ${cwd}:\n${resolution.stderr.join("\n")}`);
   }
-  const interpreter = resolution.interpreter;
-  const why = chosenBy(env, interpreter);
+  return probePayloadPython(resolution.interpreter, chosenBy(env, resolution.interpreter), cwd);
+}
+
+/** A given interpreter (the tests' virtualenv, `--python`), checked the same way. */
+export function payloadPythonAt(python: string, env: NodeJS.ProcessEnv = process.env): PayloadPython {
+  return probePayloadPython({ python, env }, "the caller", process.cwd());
+}
+
+function probePayloadPython(interpreter: Interpreter, why: string, cwd: string): PayloadPython {
   let probe: Record<string, string>;
   try {
     probe = JSON.parse(execFileSync(interpreter.python, ["-c", PROBE], { cwd, env: interpreter.env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }));
@@ -102,13 +110,14 @@ export class PythonPayloads {
     readonly scenarios: string = scenariosDirectory(),
   ) {}
 
-  /** The absolute path of a scenario module (the file a by-value class's frames name). */
+  /** The absolute path of a scenario module (the file a by-value class's frames name); ".py" may be left out. */
   file(scenario: string): string {
-    return path.join(this.scenarios, scenario);
+    return path.join(this.scenarios, scenario.endsWith(".py") ? scenario : `${scenario}.py`);
   }
 
   /** The payload of provider `name` of a scenario module (python_providers.py by default); the module runs once. */
   provider(name: string, scenario = "python_providers.py"): string {
+    scenario = path.basename(this.file(scenario));
     let payloads = this.made.get(scenario);
     if (!payloads) {
       const out = this.run([this.file(scenario)], { cwd: this.scenarios });
@@ -156,4 +165,22 @@ export class PythonPayloads {
       throw new Error(`conformance (python): ${python} failed running ${what}:\n${detail}`);
     }
   }
+}
+
+const perProgram = new WeakMap<Program, PythonPayloads>();
+
+/**
+ * The payload maker of a run's program: its `python` when the caller chose one
+ * (the tests' virtualenv), else the interpreter the plugin would resolve in the
+ * program directory with the kit's environment; its scenarios from the program's
+ * scenario folder, so frames name the files the plugins will report.
+ */
+export function pythonPayloadsFor(program: Program, env: NodeJS.ProcessEnv = process.env): PythonPayloads {
+  let made = perProgram.get(program);
+  if (!made) {
+    const python = program.python ? payloadPythonAt(program.python, env) : resolvePayloadPython(program.programDir, env);
+    made = new PythonPayloads(python, program.scenarioDir);
+    perProgram.set(program, made);
+  }
+  return made;
 }
