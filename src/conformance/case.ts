@@ -125,6 +125,7 @@ export interface Case<O = any> {
   /**
    * The part that must be equal between two plugins side by side: by default the whole
    * observation; `false` when the answers legitimately differ in ways `expect` covers (a stack trace).
+   * With a `difference`, only an explicit function is checked: the part both sides still share.
    */
   compare?: ((obs: O) => unknown) | false;
   difference?: Difference<O>;

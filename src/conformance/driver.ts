@@ -18,6 +18,18 @@ export interface PluginCommand {
   argv: string[];
   /** Added to (undefined: removed from) the environment. */
   env?: Record<string, string | undefined>;
+  /**
+   * At every start, the command line and environment for that working directory and
+   * environment, when they depend on them (a launcher script's choices: the Python
+   * reference's interpreter and PATH follow the program's virtualenv).
+   */
+  prepare?(cwd: string, env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv };
+}
+
+/** The command line and environment `c` starts with in `cwd`, with `extra` over the kit's environment. */
+function commandLine(c: PluginCommand, cwd: string, extra?: Record<string, string | undefined>): { argv: string[]; env: NodeJS.ProcessEnv } {
+  const env = environment(c.env, extra);
+  return c.prepare ? c.prepare(cwd, env) : { argv: c.argv, env };
 }
 
 /** A command given as one string (the CLI's --plugin): run by sh with `exec`, so the plugin itself leads the process group. */
@@ -71,10 +83,12 @@ export class PluginProcess implements LaunchedPlugin {
   }
 
   static async launch(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_ADDRESS): Promise<PluginProcess> {
-    const [file, ...pre] = t.command.argv;
+    const cwd = spec.cwd ?? t.program.programDir;
+    const line = commandLine(t.command, cwd, spec.env);
+    const [file, ...pre] = line.argv;
     const child = spawn(file, [...pre, ...(spec.args ?? [engineAddress])], {
-      cwd: spec.cwd ?? t.program.programDir,
-      env: environment(t.command.env, spec.env),
+      cwd,
+      env: line.env,
       stdio: ["pipe", "pipe", "pipe"],
       detached: true,
     });
@@ -185,9 +199,11 @@ function environment(...layers: (Record<string, string | undefined> | undefined)
 
 /** Runs the command with `args` to its end; killed (with its group) after `ms`. */
 function runToExit(t: Target, args: string[], spec: Omit<LaunchSpec, "args" | "engine"> & { ms?: number } = {}): Promise<RunResult> {
-  const [file, ...pre] = t.command.argv;
+  const cwd = spec.cwd ?? t.program.programDir;
+  const line = commandLine(t.command, cwd, spec.env);
+  const [file, ...pre] = line.argv;
   return new Promise((resolve) => {
-    const child = spawn(file, [...pre, ...args], { cwd: spec.cwd ?? t.program.programDir, env: environment(t.command.env, spec.env), detached: true });
+    const child = spawn(file, [...pre, ...args], { cwd, env: line.env, detached: true });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -410,6 +426,12 @@ export function judgePair<O>(c: Case<O>, a: { obs: O; ctx: CaseContext }, b: { o
   }
   if (c.difference) {
     const d = c.difference;
+    // A difference may still have a part both must share (given as an explicit compare).
+    if (typeof c.compare === "function") {
+      const pick = c.compare;
+      const differs = attempt(() => deepEqual(pick(a.obs), pick(b.obs)));
+      if (differs !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the two plugins answered differently where they must not: ${differs}` };
+    }
     const refFails = attempt(() => d.reference(b.obs, b.ctx));
     if (refFails !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the reference plugin did not answer as recorded: ${refFails}` };
     const asOurs = attempt(() => d.ours(a.obs, a.ctx));
