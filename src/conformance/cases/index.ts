@@ -1,8 +1,9 @@
 // The conformance table: every case, in the order its sessions run.
 import type { Case, Language } from "../case.js";
 import { nodeStartup } from "./node-startup.js";
+import { pythonStartCheckDiffCreate } from "./python-start-check-diff-create.js";
 
-export const CASES: readonly Case[] = [...nodeStartup];
+export const CASES: readonly Case[] = [...nodeStartup, ...pythonStartCheckDiffCreate];
 
 /** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
 export function selectCases(language: Language, only?: string, table: readonly Case[] = CASES): Case[] {
