@@ -129,6 +129,13 @@ export interface Case<O = any> {
    */
   compare?: ((obs: O) => unknown) | false;
   difference?: Difference<O>;
+  /**
+   * Side by side only: a relation the plugin's observation must bear to the reference's
+   * (a measurement within a bound of the reference's), checked after expect and compare.
+   */
+  relate?(plugin: O, reference: O): void;
+  /** Side by side, ask the reference first and the plugin after it, never both at once (measurements). */
+  sequential?: boolean;
   /** Packages the case's scenarios require from the program besides @pulumi/pulumi (the kit checks them first). */
   needs?: string[];
   /**

@@ -444,6 +444,10 @@ export function judgePair<O>(c: Case<O>, a: { obs: O; ctx: CaseContext }, b: { o
     const differs = attempt(() => deepEqual(pick(a.obs), pick(b.obs)));
     if (differs !== undefined) return { ...base, status: "fail", message: `the two plugins answered differently: ${differs}` };
   }
+  if (c.relate) {
+    const unrelated = attempt(() => c.relate!(a.obs, b.obs));
+    if (unrelated !== undefined) return { ...base, status: "fail", message: `the plugin beside the reference: ${unrelated}` };
+  }
   return { ...base, status: "pass" };
 }
 

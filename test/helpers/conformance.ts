@@ -78,7 +78,9 @@ function sessionSuite(language: Language, cases: Case[]): void {
         if (c.difference) expect(verdict.side).to.equal("ours");
         return;
       }
-      const [o, r] = await Promise.all([observe(c, runs.ours!), observe(c, runs.reference!)]);
+      const [o, r] = c.sequential
+        ? await observe(c, runs.reference!).then(async (r) => [await observe(c, runs.ours!), r] as const)
+        : await Promise.all([observe(c, runs.ours!), observe(c, runs.reference!)]);
       const verdict = judgePair(c, o, r, true);
       expect(verdict.status, `${c.id}: ${verdict.message ?? ""}`).to.equal(c.difference ? "deliberate" : "pass");
       if (c.difference) expect(verdict.side).to.equal("ours");
