@@ -138,18 +138,18 @@ export interface Case<O = any> {
   /**
    * The part that must be equal between two plugins side by side: by default the whole
    * observation; `false` when the answers legitimately differ in ways `expect` covers (a stack trace).
-   * With a `difference`, nothing is compared unless a function is given (the part both sides share).
+   * With a `difference`, only an explicit function is checked: the part both sides still share.
    */
   compare?: ((obs: O) => unknown) | false;
   difference?: Difference<O>;
   /**
-   * Side by side only: how the plugin's observation must stand to the reference's (a cost
-   * "in line with the reference"). Not a spec answer, so a single-plugin run skips it.
+   * Side by side only: a relation the plugin's observation must bear to the reference's
+   * (a measurement within a bound of the reference's), checked after expect and compare.
    */
-  relative?(plugin: O, reference: O): void;
+  relate?(plugin: O, reference: O): void;
   /** How long the case may take (default 60 s in mocha, 300 s in the kit). */
   timeoutMs?: number;
-  /** Side by side, ask the reference first and then the plugin, each with the machine to itself (measurements). */
+  /** Side by side, ask the reference first and the plugin after it, never both at once (measurements). */
   sequential?: boolean;
   /** Packages the case's scenarios require from the program besides @pulumi/pulumi (the kit checks them first). */
   needs?: string[];

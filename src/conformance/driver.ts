@@ -20,6 +20,18 @@ export interface PluginCommand {
   argv: string[];
   /** Added to (undefined: removed from) the environment. */
   env?: Record<string, string | undefined>;
+  /**
+   * At every start, the command line and environment for that working directory and
+   * environment, when they depend on them (a launcher script's choices: the Python
+   * reference's interpreter and PATH follow the program's virtualenv).
+   */
+  prepare?(cwd: string, env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv };
+}
+
+/** The command line and environment `c` starts with in `cwd`, with `extra` over the kit's environment. */
+function commandLine(c: PluginCommand, cwd: string, extra?: Record<string, string | undefined>): { argv: string[]; env: NodeJS.ProcessEnv } {
+  const env = environment(c.env, extra);
+  return c.prepare ? c.prepare(cwd, env) : { argv: c.argv, env };
 }
 
 /** A command given as one string (the CLI's --plugin): run by sh with `exec`, so the plugin itself leads the process group. */
@@ -75,7 +87,9 @@ export class PluginProcess implements LaunchedPlugin {
   private stdinWriteEnd?: number;
 
   static async launch(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_ADDRESS): Promise<PluginProcess> {
-    const [file, ...pre] = t.command.argv;
+    const cwd = spec.cwd ?? t.program.programDir;
+    const line = commandLine(t.command, cwd, spec.env);
+    const [file, ...pre] = line.argv;
     let stdin: "pipe" | number = "pipe";
     let writeEnd: number | undefined;
     if (spec.pipeStdin) {
@@ -88,8 +102,8 @@ export class PluginProcess implements LaunchedPlugin {
       fs.rmSync(dir, { recursive: true, force: true });
     }
     const child = spawn(file, [...pre, ...(spec.args ?? [engineAddress])], {
-      cwd: spec.cwd ?? t.program.programDir,
-      env: environment(t.command.env, spec.env),
+      cwd,
+      env: line.env,
       stdio: [stdin, "pipe", "pipe"],
       detached: true,
     });
@@ -225,9 +239,11 @@ function environment(...layers: (Record<string, string | undefined> | undefined)
 
 /** Runs the command with `args` to its end; killed (with its group) after `ms`. */
 function runToExit(t: Target, args: string[], spec: Omit<LaunchSpec, "args" | "engine"> & { ms?: number } = {}): Promise<RunResult> {
-  const [file, ...pre] = t.command.argv;
+  const cwd = spec.cwd ?? t.program.programDir;
+  const line = commandLine(t.command, cwd, spec.env);
+  const [file, ...pre] = line.argv;
   return new Promise((resolve) => {
-    const child = spawn(file, [...pre, ...args], { cwd: spec.cwd ?? t.program.programDir, env: environment(t.command.env, spec.env), detached: true });
+    const child = spawn(file, [...pre, ...args], { cwd, env: line.env, detached: true });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -451,26 +467,27 @@ export function judgePair<O>(c: Case<O>, a: { obs: O; ctx: CaseContext }, b: { o
   }
   if (c.difference) {
     const d = c.difference;
-    const refFails = attempt(() => d.reference(b.obs, b.ctx));
-    if (refFails !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the reference plugin did not answer as recorded: ${refFails}` };
+    // A difference may still have a part both must share (given as an explicit compare).
     if (typeof c.compare === "function") {
       const pick = c.compare;
       const differs = attempt(() => deepEqual(pick(a.obs), pick(b.obs)));
       if (differs !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the two plugins answered differently where they must not: ${differs}` };
     }
+    const refFails = attempt(() => d.reference(b.obs, b.ctx));
+    if (refFails !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the reference plugin did not answer as recorded: ${refFails}` };
     const asOurs = attempt(() => d.ours(a.obs, a.ctx));
     if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
     if (!strict && attempt(() => d.reference(a.obs, a.ctx)) === undefined) return { ...base, status: "deliberate", side: "reference", doc: d.doc };
     return { ...base, status: "fail", doc: d.doc, message: `the plugin did not answer as recorded: ${asOurs}` };
   }
-  if (c.relative) {
-    const off = attempt(() => c.relative!(a.obs, b.obs));
-    if (off !== undefined) return { ...base, status: "fail", message: `out of line with the reference: ${off}` };
-  }
   if (c.compare !== false) {
     const pick = c.compare ?? ((o: O) => o);
     const differs = attempt(() => deepEqual(pick(a.obs), pick(b.obs)));
     if (differs !== undefined) return { ...base, status: "fail", message: `the two plugins answered differently: ${differs}` };
+  }
+  if (c.relate) {
+    const unrelated = attempt(() => c.relate!(a.obs, b.obs));
+    if (unrelated !== undefined) return { ...base, status: "fail", message: `the plugin beside the reference: ${unrelated}` };
   }
   return { ...base, status: "pass" };
 }

@@ -2,12 +2,12 @@
 // from the provider scenarios shipped in src/conformance/scenarios: Node's with
 // the project's @pulumi/pulumi closure serializer, Python's with pulumi.dynamic's
 // serialize_provider in the interpreter the plugin would use.
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Language } from "./case.js";
+import { pythonPayloadsFor } from "./payloads-python.js";
 
 /** The scenarios as shipped: three folders up from dist/src/conformance or dist/bundle/cli is the package root. */
 export const SCENARIOS_DIR = fileURLToPath(new URL("../../../src/conformance/scenarios/", import.meta.url));
@@ -22,7 +22,7 @@ export interface Program {
   programDir: string;
   /** Where the scenario modules are loaded from (their SDK resolves from here). */
   scenarioDir: string;
-  /** The Python that makes Python payloads (see resolvePython). */
+  /** The Python that makes Python payloads; unset: the one the plugin would run (payloads-python.ts). */
   python?: string;
   /** Removes what was made for the run. */
   cleanup(): void;
@@ -79,35 +79,11 @@ export function nodePayload(scenarioDir: string, scenario: string, name: string)
 }
 
 /**
- * A Python scenario module, run as a script by `program.python` in the scenario
- * folder, prints a JSON object of every provider's payload made by
- * pulumi.dynamic's serialize_provider; it is run once per module.
+ * A Python scenario module, run as a script in the scenario folder by the
+ * interpreter the plugin would use (payloads-python.ts), prints a JSON object of
+ * every provider's payload made by pulumi.dynamic's serialize_provider; it is
+ * run once per module and interpreter.
  */
 export async function pythonPayload(program: Program, scenario: string, name: string): Promise<string> {
-  const python = program.python ?? resolvePython(program.programDir);
-  const file = path.join(program.scenarioDir, scenario.endsWith(".py") ? scenario : `${scenario}.py`);
-  const key = `${python}#${file}`;
-  let all = cache.get(key) as Promise<Record<string, string>> | undefined;
-  if (!all) {
-    all = new Promise((resolve, reject) =>
-      execFile(python, [file], { cwd: program.scenarioDir, encoding: "utf8", maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${python} ${file} could not make the scenario's payloads: ${stderr || err.message}`)) : resolve(JSON.parse(stdout)),
-      ),
-    );
-    cache.set(key, all);
-  }
-  const payload = (await all)[name];
-  if (!payload) throw new Error(`no Python scenario provider named ${name} in ${file}`);
-  return payload;
-}
-
-/**
- * The Python the plugin would run the program's providers with: the virtualenv
- * named by PULUMI_RUNTIME_VIRTUALENV (relative to the program), else VIRTUAL_ENV's,
- * else python3 on PATH.
- */
-export function resolvePython(programDir: string, env: NodeJS.ProcessEnv = process.env): string {
-  const venv = env.PULUMI_RUNTIME_VIRTUALENV || env.VIRTUAL_ENV;
-  if (venv) return path.join(path.resolve(programDir, venv), "bin", "python");
-  return "python3";
+  return pythonPayloadsFor(program).provider(name, scenario);
 }

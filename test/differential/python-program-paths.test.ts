@@ -8,11 +8,11 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { REPO, VENV_PYTHON } from "../helpers/paths.js";
+import { SCENARIOS, VENV_PYTHON } from "../helpers/paths.js";
 import { launchPair } from "../helpers/plugin.js";
 import { both, usePair } from "../helpers/pair.js";
 
-const GADGETS = fs.readFileSync(`${REPO}test/e2e/python-imports/gadgets.py`, "utf8");
+const GADGETS = fs.readFileSync(`${SCENARIOS}gadgets.py`, "utf8");
 const urnOf = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Gadget::${name}`;
 
 /** The SDK's pickle of `<module>.GadgetProvider()`, made with `importPath` first on sys.path. */

@@ -35,7 +35,7 @@ const BASE_ENV: NodeJS.ProcessEnv = {
 
 // ------------------------------------------------------------------ payloads
 
-/** A payload of test/fixtures/python_providers_b.py, made by the SDK's serialize_provider in the test venv. */
+/** A payload of src/conformance/scenarios/python_providers_b.py, made by the SDK's serialize_provider in the test venv. */
 const providerB = (name: string): string => pythonProvider(name, "python_providers_b.py");
 
 // ------------------------------------------------------------------ tracebacks

@@ -10,7 +10,7 @@
 // Ours runs that resource in a worker of the second Python, which answers.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import { FIXTURES, REPO } from "../helpers/paths.js";
+import { REPO, SCENARIOS } from "../helpers/paths.js";
 import { launchPair, type Plugin } from "../helpers/plugin.js";
 
 const OTHER_PYTHON = `${REPO}.cache/test-venv-other/bin/python`;
@@ -28,7 +28,7 @@ describe("differential (Python): a pickle of another Python minor", function () 
 
   it("— python_version_drift [difference]: the reference segfaults; ours runs it with that Python", async function () {
     const other = execFileSync(OTHER_PYTHON, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], { encoding: "utf8" }).trim();
-    const payload = execFileSync(OTHER_PYTHON, [`${FIXTURES}python_drift_provider.py`], { cwd: FIXTURES, encoding: "utf8" }).trim();
+    const payload = execFileSync(OTHER_PYTHON, [`${SCENARIOS}python_drift_provider.py`], { cwd: SCENARIOS, encoding: "utf8" }).trim();
     const [mine, theirs] = await Promise.all([ours.client.create({ urn: URN, properties: { __provider: payload } }), ref.client.create({ urn: URN, properties: { __provider: payload } })]);
 
     // UNAVAILABLE; grpc-js words the dropped connection as the timing falls ("Connection dropped",

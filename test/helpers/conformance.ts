@@ -9,6 +9,7 @@ import type { Case, Language } from "../../src/conformance/case.js";
 import { CASES } from "../../src/conformance/cases/index.js";
 import { bySession, judgeOne, judgePair, observe, SessionRun, target, type PluginCommand, type Target } from "../../src/conformance/driver.js";
 import type { Program } from "../../src/conformance/payloads.js";
+import { pythonReferenceCommand } from "../../src/conformance/python-reference.js";
 import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, SCENARIOS, TEST_VENV, VENV_PYTHON } from "./paths.js";
 
 /** The program the tests run the plugins in: the scenarios in place, the repository's SDK above them. */
@@ -26,10 +27,12 @@ export function testCommands(language: Language): { ours: PluginCommand; referen
       reference: { label: "reference", argv: [process.execPath, REFERENCE_NODE_PLUGIN] },
     };
   }
+  // The program's virtualenv, as Pulumi.yaml's runtime.options.virtualenv would give it; the reference is
+  // `<python> -u -m pulumi.dynamic` with the interpreter and environment its launcher picks for the launch.
   const env = { PULUMI_RUNTIME_VIRTUALENV: TEST_VENV };
   return {
     ours: { label: "ours", argv: [OUR_PYTHON_PLUGIN], env },
-    reference: { label: "reference", argv: [VENV_PYTHON, "-u", "-m", "pulumi.dynamic"], env },
+    reference: pythonReferenceCommand("reference", env),
   };
 }
 

@@ -20,7 +20,7 @@ export const OUR_PYTHON_PLUGIN = `${OUR_PLUGIN_DIR}/pulumi-resource-pulumi-pytho
 export const CEILING_PLUGIN = `${REPO}dist/bundle/bench/ceiling-plugin.js`;
 export const REFERENCE_NODE_PLUGIN = `${REPO}node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js`;
 /** The program directory Python plugins run in (it holds the program-local module provider.py). */
-export const PYTHON_PROGRAM = `${FIXTURES}python-program`;
+export const PYTHON_PROGRAM = `${SCENARIOS}python-program`;
 /** The test virtualenv scripts/setup.sh builds: pinned pulumi and dill from PyPI. */
 export const TEST_VENV = `${REPO}.cache/test-venv`;
 export const VENV_PYTHON = `${TEST_VENV}/bin/python`;

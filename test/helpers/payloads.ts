@@ -33,15 +33,16 @@ export const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
 const pythonPayloads = new Map<string, Record<string, string>>();
 
 /**
- * The Python `__provider` payload of the named provider in a fixture module
- * of test/fixtures (python_providers.py by default), made by the SDK's
+ * The Python `__provider` payload of the named provider in a scenario module
+ * of src/conformance/scenarios or a fixture module of test/fixtures (python_providers.py by default), made by the SDK's
  * serialize_provider in the test virtualenv: the module is run once, for all
  * its providers, and the payloads are kept.
  */
 export function pythonProvider(name: string, fixture = "python_providers.py"): string {
   let payloads = pythonPayloads.get(fixture);
   if (!payloads) {
-    const out = execFileSync(VENV_PYTHON, [`${FIXTURES}${fixture}`], { cwd: FIXTURES, encoding: "utf8" });
+    const dir = existsSync(`${SCENARIOS}${fixture}`) ? SCENARIOS : FIXTURES;
+    const out = execFileSync(VENV_PYTHON, [`${dir}${fixture}`], { cwd: dir, encoding: "utf8" });
     payloads = JSON.parse(out) as Record<string, string>;
     pythonPayloads.set(fixture, payloads);
   }

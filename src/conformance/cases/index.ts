@@ -5,8 +5,16 @@ import { nodeConfigRuntime } from "./node-config-runtime.js";
 import { nodeMovedPaths } from "./node-moved-paths.js";
 import { nodeStartup } from "./node-startup.js";
 import { nodeValuesReadUpdateDelete } from "./node-values-read-update-delete.js";
+import { pythonStartCheckDiffCreate } from "./python-start-check-diff-create.js";
 
-export const CASES: readonly Case[] = [...nodeStartup, ...nodeCheckDiffCreate, ...nodeValuesReadUpdateDelete, ...nodeConfigRuntime, ...nodeMovedPaths];
+export const CASES: readonly Case[] = [
+  ...nodeStartup,
+  ...nodeCheckDiffCreate,
+  ...nodeValuesReadUpdateDelete,
+  ...nodeConfigRuntime,
+  ...nodeMovedPaths,
+  ...pythonStartCheckDiffCreate,
+];
 
 /** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
 export function selectCases(language: Language, only?: string, table: readonly Case[] = CASES): Case[] {

@@ -692,7 +692,7 @@ const largeCases: Case[] = [
     },
     compare: (x) => x.outcome,
     expect: (x) => equal(x.outcome, { code: 0, id: "large", len: SIZE, bigSha: x.want, bigLength: SIZE, keys: ["__provider", "big", "len"] }),
-    relative(o, r) {
+    relate(o, r) {
       // Sane: not much slower, nor much hungrier, than the reference.
       ok(o.ms <= Math.max(3 * r.ms, r.ms + 5_000), `ours ${o.ms} ms vs reference ${r.ms} ms`);
       if (o.peak !== undefined && r.peak !== undefined) ok(o.peak <= 2 * r.peak + 200 * 1024 * 1024, `peak RSS ours ${o.peak} vs reference ${r.peak}`);
