@@ -145,6 +145,8 @@ export interface Case<O = any> {
   /**
    * Side by side only: a relation the plugin's observation must bear to the reference's
    * (a measurement within a bound of the reference's), checked after expect and compare.
+   * With a difference, it is checked when the plugin answered as ours recorded (how our
+   * deliberate answer derives from the reference's, e.g. its text with secrets redacted).
    */
   relate?(plugin: O, reference: O): void;
   /** How long the case may take (default 60 s in mocha, 300 s in the kit). */

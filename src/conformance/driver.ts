@@ -476,7 +476,12 @@ export function judgePair<O>(c: Case<O>, a: { obs: O; ctx: CaseContext }, b: { o
     const refFails = attempt(() => d.reference(b.obs, b.ctx));
     if (refFails !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the reference plugin did not answer as recorded: ${refFails}` };
     const asOurs = attempt(() => d.ours(a.obs, a.ctx));
-    if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
+    if (asOurs === undefined) {
+      // With a difference, a relation says how our recorded answer stands to the reference's.
+      const unrelated = c.relate ? attempt(() => c.relate!(a.obs, b.obs)) : undefined;
+      if (unrelated !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the plugin beside the reference: ${unrelated}` };
+      return { ...base, status: "deliberate", side: "ours", doc: d.doc };
+    }
     if (!strict && attempt(() => d.reference(a.obs, a.ctx)) === undefined) return { ...base, status: "deliberate", side: "reference", doc: d.doc };
     return { ...base, status: "fail", doc: d.doc, message: `the plugin did not answer as recorded: ${asOurs}` };
   }

@@ -6,6 +6,7 @@ import { nodeMovedPaths } from "./node-moved-paths.js";
 import { nodeStartup } from "./node-startup.js";
 import { nodeValuesReadUpdateDelete } from "./node-values-read-update-delete.js";
 import { pythonStartCheckDiffCreate } from "./python-start-check-diff-create.js";
+import { secretRedaction, secretsOut } from "./secrets.js";
 
 export const CASES: readonly Case[] = [
   ...nodeStartup,
@@ -14,6 +15,8 @@ export const CASES: readonly Case[] = [
   ...nodeConfigRuntime,
   ...nodeMovedPaths,
   ...pythonStartCheckDiffCreate,
+  ...secretRedaction,
+  ...secretsOut,
 ];
 
 /** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
