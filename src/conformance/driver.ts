@@ -394,7 +394,8 @@ async function stderrBarrier(ctx: CaseContext, plugin: PluginProcess, from: numb
 
 // ---------------------------------------------------------------- judging
 
-export type Status = "pass" | "fail" | "deliberate";
+/** "not run": the case needs something the project lacks (a package); it counts as not passed. */
+export type Status = "pass" | "fail" | "deliberate" | "not run";
 
 export interface Verdict {
   id: string;
@@ -444,8 +445,10 @@ export function judgeOne<O>(c: Case<O>, obs: O, ctx: CaseContext): Verdict {
   if (c.difference) {
     const d = c.difference;
     const asOurs = attempt(() => d.ours(obs, ctx));
-    if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
     const asRef = attempt(() => d.reference(obs, ctx));
+    // An answer both records allow (e.g. printing nothing where ours may print) shows no difference.
+    if (asOurs === undefined && asRef === undefined) return { ...base, status: "pass", doc: d.doc };
+    if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
     if (asRef === undefined) return { ...base, status: "deliberate", side: "reference", doc: d.doc };
     return { ...base, status: "fail", doc: d.doc, message: `neither recorded answer: as ours: ${asOurs}\nas the reference: ${asRef}` };
   }
