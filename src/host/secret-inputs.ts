@@ -22,11 +22,14 @@
 //   engine marks it for a plugin that does not accept secrets: for each
 //   property of the request's bag, the same-named property of the result is
 //   made secret when the request's holds a secret (objects on both sides are
-//   compared property by property). Applied to Check's inputs (against news),
+//   compared property by property). One refinement: a property returned
+//   equal to the request's (an echo) goes back exactly as the request had it,
+//   its secrets where they were (the engine would make a list holding one
+//   secret item secret as a whole). Applied to Check's inputs (against news),
 //   Create's outputs (properties), Read's outputs and inputs (properties,
 //   inputs), Update's outputs (news).
 import { EncodedStruct } from "./struct-bytes.js";
-import { decodeStruct, encodeStruct, SECRET_SIG, SIG_KEY, valueKind, type AnyStruct, type WireStruct, type WireValue } from "./wire.js";
+import { decodeStruct, encodeStruct, sameValue, SECRET_SIG, SIG_KEY, valueKind, type AnyStruct, type WireStruct, type WireValue } from "./wire.js";
 
 const SECRET_SIG_BYTES = Buffer.from(SECRET_SIG, "utf8");
 
@@ -148,7 +151,10 @@ function annotateStruct(outs: WireStruct, ins: WireStruct): WireStruct {
     const outValue = outFields[key];
     const inValue = inFields[key];
     let next = outValue;
-    if (isObject(outValue) && isObject(inValue)) {
+    if (containsSecret(inValue) && sameValue(outValue, unwrapValue(inValue))) {
+      // Echoed as it came: its secrets go back exactly where they were.
+      next = inValue;
+    } else if (isObject(outValue) && isObject(inValue)) {
       const s = annotateStruct(outValue.structValue!, inValue.structValue!);
       if (s !== outValue.structValue) next = { structValue: s };
     } else if (!isSecret(outValue) && containsSecret(inValue)) {

@@ -2,7 +2,8 @@
 // unwrapped for the provider, as the engine sends them to a plugin that does
 // not accept secrets, and the provider's results marked secret as the engine
 // marks them for such a plugin (by property name; objects on both sides
-// property by property; anything else holding a secret made secret whole).
+// property by property; anything else holding a secret made secret whole),
+// an echoed property going back exactly as it came.
 import { expect } from "chai";
 import { annotateSecrets, unwrapSecrets } from "../../src/host/secret-inputs.js";
 import { EncodedStruct } from "../../src/host/struct-bytes.js";
@@ -71,10 +72,10 @@ describe("secret inputs: results marked secret as the engine marks them", functi
   it("objects on both sides are compared property by property; a list or a secret object holding one is secret whole", function () {
     expect(
       annotate(
-        { obj: { a: "a", b: "b" }, list: ["x", "shh"], whole: { a: 1 }, deep: { d: { e: "h" } } },
+        { obj: { a: "a", b: "b" }, list: ["shh", "x"], whole: { a: 1 }, deep: { d: { e: "h" } } },
         { obj: { a: "a", b: secret("b") }, list: ["x", secret("shh")], whole: secret({ a: 1 }), deep: { d: { e: secret("h") } } },
       ),
-    ).to.deep.equal({ obj: { a: "a", b: secret("b") }, list: secret(["x", "shh"]), whole: secret({ a: 1 }), deep: { d: { e: secret("h") } } });
+    ).to.deep.equal({ obj: { a: "a", b: secret("b") }, list: secret(["shh", "x"]), whole: secret({ a: 1 }), deep: { d: { e: secret("h") } } });
   });
 
   it("a result already secret stays as it is, not wrapped twice; an object result under a secret object becomes secret whole", function () {
@@ -96,6 +97,19 @@ describe("secret inputs: results marked secret as the engine marks them", functi
   it("an unwrapped bag marked against the bag it came from is that bag again", function () {
     const bag = { __provider: "text", a: { b: secret("x"), c: 1 }, l: [1, secret(2)], top: secret("t"), plain: "p" };
     const wrapped = encoded(bag);
-    expect(annotate(js(unwrapSecrets(wrapped)), bag)).to.deep.equal({ ...bag, l: secret([1, 2]) });
+    expect(annotate(js(unwrapSecrets(wrapped)), bag)).to.deep.equal(bag);
+  });
+
+  it("a property echoed as it came goes back with its secrets where they were; a changed one by the engine's rule", function () {
+    expect(
+      annotate(
+        { same: [1, "two", { k: "v" }], changed: [1, "two", { k: "w" }], obj: { l: ["a", "b"], m: ["c", "d", "e"] } },
+        { same: [1, secret("two"), { k: secret("v") }], changed: [1, secret("two"), { k: "v" }], obj: { l: ["a", secret("b")], m: ["c", secret("d")] } },
+      ),
+    ).to.deep.equal({
+      same: [1, secret("two"), { k: secret("v") }],
+      changed: secret([1, "two", { k: "w" }]),
+      obj: { l: ["a", secret("b")], m: secret(["c", "d", "e"]) },
+    });
   });
 });
