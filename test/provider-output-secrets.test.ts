@@ -119,4 +119,23 @@ describe("a secret input the provider prints is redacted in what the engine's Lo
       engine.stop();
     }
   });
+
+  it("a check failure's reason quoting a secret input is [secret] (the engine shows it as an error of the resource)", async function () {
+    const refusing = await serializeProvider({
+      async check(olds: any, news: any) {
+        return { inputs: news, failures: [{ property: "password", reason: `${news.password} is too short` }] };
+      },
+    });
+    const p = await Plugin.launch("ours");
+    try {
+      const urn = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Resource::refused";
+      const o = await p.client.check({ urn, news: { __provider: refusing, password: secret(PLAINTEXT) } });
+      expect(o.code, o.details).to.equal(0);
+      expect(o.view.failures).to.deep.equal([{ property: "password", reason: "[secret] is too short" }]);
+      // The inputs go back with the secret where it was.
+      expect(o.view.inputs.password).to.deep.equal(secret(PLAINTEXT));
+    } finally {
+      await p.stop();
+    }
+  });
 });
