@@ -1,9 +1,9 @@
 // A secret input a provider prints, redacted in what reaches the engine's Log
-// (src/host/call-output.ts). The real engine strips secretness from resource
-// requests to a plugin answering Configure with acceptSecrets=false (as both
-// references and this host do), so under it nothing marks an input secret
-// (docs/provider-output.md); here the requests mark it, as a harness or an
-// engine keeping secrets would, and an engine of our own (the two RPCs the
+// (src/host/call-output.ts). The host answers Configure with acceptSecrets
+// true, so the engine's requests mark secret inputs (the real engine:
+// test/e2e/secret-inputs.test.ts); the provider sees them unwrapped
+// (src/host/secret-inputs.ts). Here the requests mark them as the engine
+// does, and an engine of our own (the two RPCs the
 // host calls: grpc.health.v1.Health/Check and pulumirpc.Engine/Log, decoded
 // with @pulumi/pulumi's generated messages) records what it is sent. Beside
 // it, what the provider writes to the file descriptors itself stays on the
@@ -76,8 +76,8 @@ describe("a secret input the provider prints is redacted in what the engine's Lo
     const engine = await fakeEngine();
     const printing = await serializeProvider({
       async create(props: any) {
-        console.log(`the password is ${props.password.value}`);
-        console.warn(`still ${props.password.value}`);
+        console.log(`the password is ${props.password}`);
+        console.warn(`still ${props.password}`);
         return { id: "printed", outs: {} };
       },
     });
@@ -105,14 +105,9 @@ describe("a secret input the provider prints is redacted in what the engine's Lo
       const o = await p.client.create({ urn, properties: { __provider: pythonProvider("scripted"), act: "print", msg: secret(PLAINTEXT) } });
       expect(o.code, o.details).to.equal(0);
       expect(engine.logged.filter((l) => l.severity !== 1 || l.urn !== urn)).to.deep.equal([]);
-      // The provider gets the SDK's view of the create bag, the secret's wrapper with the plaintext in it (as under the reference).
-      const seen = (value: string) => `{'${SIG}': '${SECRET_SIG}', 'value': '${value}'}`;
+      // The provider gets the secret unwrapped, the plain string (as the reference's provider under the engine).
       const lines = engine.logged.flatMap((l) => l.message.split("\n"));
-      expect(lines).to.deep.equal([
-        `print from create ${seen("[secret]")}`,
-        `sys.stdout.write from create ${seen("[secret]")}`,
-        `stderr from create ${seen("[secret]")}`,
-      ]);
+      expect(lines).to.deep.equal(["print from create [secret]", "sys.stdout.write from create [secret]", "stderr from create [secret]"]);
       await p.until(() => p.stdout.some((l) => l.startsWith("child process from create")), "the child's line");
       // (The child is `sh -c "echo …"`, which drops the quotes.)
       expect(p.stdout.slice(1).map((l) => [l.split(" from create ")[0], l.includes(PLAINTEXT)])).to.deep.equal([
@@ -122,6 +117,25 @@ describe("a secret input the provider prints is redacted in what the engine's Lo
     } finally {
       await p.stop();
       engine.stop();
+    }
+  });
+
+  it("a check failure's reason quoting a secret input is [secret] (the engine shows it as an error of the resource)", async function () {
+    const refusing = await serializeProvider({
+      async check(olds: any, news: any) {
+        return { inputs: news, failures: [{ property: "password", reason: `${news.password} is too short` }] };
+      },
+    });
+    const p = await Plugin.launch("ours");
+    try {
+      const urn = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Resource::refused";
+      const o = await p.client.check({ urn, news: { __provider: refusing, password: secret(PLAINTEXT) } });
+      expect(o.code, o.details).to.equal(0);
+      expect(o.view.failures).to.deep.equal([{ property: "password", reason: "[secret] is too short" }]);
+      // The inputs go back with the secret where it was.
+      expect(o.view.inputs.password).to.deep.equal(secret(PLAINTEXT));
+    } finally {
+      await p.stop();
     }
   });
 });

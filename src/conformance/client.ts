@@ -117,8 +117,12 @@ export class ProviderClient {
     this.raw.close();
   }
 
-  /** Calls `method` with a ready request message and records the outcome. */
-  call(method: string, request: any, view: (resp: any) => any = () => ({})): Promise<Outcome> {
+  /**
+   * Calls `method` with a ready request message and records the outcome;
+   * `unlike` clears, after the view is taken, what of the response is a
+   * deliberate difference compared elsewhere, so that `bytes` compare the rest.
+   */
+  call(method: string, request: any, view: (resp: any) => any = () => ({}), unlike?: (resp: any) => void): Promise<Outcome> {
     return new Promise((resolve) => {
       this.raw[method](request, (err: any, resp: any) => {
         if (err) {
@@ -133,17 +137,24 @@ export class ProviderClient {
           resolve(out);
           return;
         }
-        resolve({ code: 0, details: "", view: view(resp), bytes: Buffer.from(resp.serializeBinary()).toString("base64") });
+        const seen = view(resp);
+        unlike?.(resp);
+        resolve({ code: 0, details: "", view: seen, bytes: Buffer.from(resp.serializeBinary()).toString("base64") });
       });
     });
   }
 
-  configure(args: Props | undefined): Promise<Outcome> {
+  /**
+   * Configure; `view` picks what the answer's view is (default: nothing, {}).
+   * Ours answers acceptSecrets true, the references false: a deliberate
+   * difference (the secret-redaction cases read it in the view), left out of `bytes`.
+   */
+  configure(args: Props | undefined, view: (resp: any) => any = () => ({})): Promise<Outcome> {
     const req = new this.sdk.provider.ConfigureRequest();
     if (args !== undefined) req.setArgs(this.struct(args));
     req.setAcceptsecrets(true);
     req.setAcceptresources(true);
-    return this.call("configure", req, () => ({}));
+    return this.call("configure", req, view, (resp) => resp.setAcceptsecrets(false));
   }
 
   check(a: ResourceArgs & { olds?: Props; news?: Props }): Promise<Outcome> {

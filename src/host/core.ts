@@ -13,6 +13,8 @@ import { BadRequestError, CancelledError, ProviderResultError } from "./errors.j
 import type { Mode } from "./modes.js";
 import { DeclarationError, ProviderReferences, type ProviderReference } from "./provider-references.js";
 import { onlyProviderLayoutChanged } from "./provider-text.js";
+import { redact } from "./redaction.js";
+import { annotateSecrets } from "./secret-inputs.js";
 import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation, ProviderSource } from "./runtime.js";
 import { StructBytesError } from "./struct-bytes.js";
 import {
@@ -36,6 +38,11 @@ interface ResourceRequest {
   timeout?: number;
   /** The plaintexts the request and the config mark secret (CallInfo.secrets); none when unset. */
   secrets?: () => readonly string[];
+  /**
+   * The request's bags that held secrets, as they came (secrets wrapped), by
+   * field name; the bags themselves have them unwrapped (./secret-inputs.ts).
+   */
+  secretBags?: Record<string, AnyStruct>;
 }
 export interface CheckRequest extends ResourceRequest { olds?: AnyStruct; news?: AnyStruct }
 export interface DiffRequest extends ResourceRequest { id?: string; olds?: AnyStruct; news?: AnyStruct; old_inputs?: AnyStruct }
@@ -90,8 +97,10 @@ export class DynamicCore {
     const call = this.callInfo("Check", req, signal);
     const { source, standIn } = await this.newOrOldProvider(call, req, req.olds, req.news);
     const outcome = await this.run(call, req, () => this.runtime.check(call, source, req.olds, req.news));
-    const inputs = await this.carry(call, outcome.inputs, req.news, standIn);
-    return { inputs, failures: outcome.failures };
+    const inputs = withSecrets(req, await this.carry(call, outcome.inputs, req.news, standIn), "news");
+    // The engine shows a failure's reason as an error of the resource: the call's secrets are kept out of it too.
+    const failures = outcome.failures.map((f) => ({ property: f.property, reason: redact(f.reason, call.secrets()) }));
+    return { inputs, failures };
   }
 
   async diff(req: DiffRequest, signal: CallSignal): Promise<DiffResponseFields> {
@@ -109,7 +118,7 @@ export class DynamicCore {
     const call = this.callInfo("Create", req, signal);
     const { source, standIn } = await this.provider(call, req, req.properties, "properties");
     const outcome = await this.run(call, req, () => this.runtime.create(call, source, req.properties));
-    return { id: outcome.id, properties: await this.carry(call, outcome.outs, req.properties, standIn) };
+    return { id: outcome.id, properties: withSecrets(req, await this.carry(call, outcome.outs, req.properties, standIn), "properties") };
   }
 
   async read(req: ReadRequest, signal: CallSignal): Promise<ReadResponse> {
@@ -129,8 +138,8 @@ export class DynamicCore {
           (this.mode.language === "nodejs" ? "{ id, props, inputs }" : "ReadResult(id, outs, inputs)"),
       );
     }
-    const resp: ReadResponse = { id: outcome.id, properties: await this.carry(call, outcome.outs, props, standIn) };
-    if (outcome.inputs) resp.inputs = await this.carry(call, outcome.inputs, props, standIn);
+    const resp: ReadResponse = { id: outcome.id, properties: withSecrets(req, await this.carry(call, outcome.outs, props, standIn), "properties") };
+    if (outcome.inputs) resp.inputs = withSecrets(req, await this.carry(call, outcome.inputs, props, standIn), "inputs");
     return resp;
   }
 
@@ -140,8 +149,8 @@ export class DynamicCore {
     const { source, standIn } = await this.provider(call, req, req.news, "news");
     const outcome = await this.run(call, req, () => this.runtime.update(call, source, req.id ?? "", req.olds, req.news));
     // A provider without update keeps its outputs (as the engine sent them, unknowns and secrets included), with the new code.
-    const outs = outcome.outs ?? req.olds ?? { fields: {} };
-    return { properties: await this.carry(call, outs, req.news, standIn) };
+    const outs = outcome.outs ?? req.secretBags?.olds ?? req.olds ?? { fields: {} };
+    return { properties: withSecrets(req, await this.carry(call, outs, req.news, standIn), "news") };
   }
 
   async delete(req: DeleteRequest, signal: CallSignal): Promise<void> {
@@ -358,6 +367,16 @@ export class DynamicCore {
 }
 
 const noSecrets = (): readonly string[] => [];
+
+/**
+ * A result with secretness carried over from the request's bag `field`, when
+ * that bag held secrets (as the engine does for a plugin that does not accept
+ * them: ./secret-inputs.ts).
+ */
+function withSecrets(req: ResourceRequest, result: AnyStruct, field: string): AnyStruct {
+  const wrapped = req.secretBags?.[field];
+  return wrapped ? annotateSecrets(result, wrapped) : result;
+}
 
 /**
  * The request's time limit in milliseconds, or 0 for none: any positive

@@ -5,13 +5,13 @@
 //
 // What the host can know is secret (docs/parity.md, "Secrets in error texts"):
 // - values the request itself marks secret: a Struct {SIG_KEY: SECRET_SIG,
-//   value}, at any depth of any Struct field of the request;
+//   value}, at any depth of any Struct field of the request. The host answers
+//   Configure with acceptSecrets=true, so the engine sends a resource's secret
+//   inputs so marked in Check/Diff/Create/Read/Update/Delete (./secret-inputs.ts
+//   unwraps them for the provider; this reads the request as it came);
 // - secret stack config: Configure's args carry secure config values wrapped
 //   that way (the engine marshals them with KeepSecrets), and the host
 //   remembers them for every later request.
-// The engine strips secretness from Check/Diff/Create/Read/Update/Delete
-// payloads (both plugins answer acceptSecrets=false), so a resource input that
-// is secret in the program arrives as a plain value there: nothing marks it.
 import { ResourceProviderService } from "./proto.js";
 import { EncodedStruct } from "./struct-bytes.js";
 import { decodeStruct, SECRET_SIG, SIG_KEY, valueKind, type WireStruct, type WireValue } from "./wire.js";

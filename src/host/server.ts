@@ -14,6 +14,7 @@ import { finish, ResourceProviderService } from "./proto.js";
 import { Redaction } from "./redaction.js";
 import { requestDecoder } from "./request-decode.js";
 import type { DynamicRuntime } from "./runtime.js";
+import { mayHoldSecret, unwrapSecrets } from "./secret-inputs.js";
 import { EncodedStruct, encodedTwin, StructBytesError } from "./struct-bytes.js";
 import { WireFormatError } from "./wire-cursor.js";
 import { decodeStruct, encodeStruct, type AnyStruct } from "./wire.js";
@@ -120,10 +121,13 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
     CheckConfig: refuse("CheckConfig"),
     DiffConfig: refuse("DiffConfig"),
     Configure: unary("Configure", async (req: Req) => {
-      const { args } = bags("Configure", req, "args");
+      // Configure's args as they came, secrets wrapped: the runtimes unwrap config values as the references do.
+      const read = bags("Configure", req, "args");
+      const args = read.secretBags?.args ?? read.args;
       redaction.rememberConfig(args);
       await core.configure(args);
-      return {};
+      // Secrets stay marked in resource requests: the host knows what to redact, and unwraps them for the provider (./secret-inputs.ts).
+      return { acceptSecrets: true };
     }),
     Invoke: unary("Invoke", (req: { tok?: string }) => {
       const status = mode.invoke(req.tok ?? "");
@@ -166,6 +170,10 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
  * the property. Then it is
  * wrapped as an EncodedStruct, or decoded. Unset bags stay undefined. The
  * request's secrets (`redaction`) go with it, for what an adapter prints.
+ * A bag holding secrets is handed on with them unwrapped (the runtime sees
+ * what a plugin that does not accept secrets is sent), and kept as it came in
+ * `secretBags` (in the form the runtime wants), for the core to mark the
+ * results (./secret-inputs.ts) and for Configure.
  */
 function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: number, redaction: Redaction) {
   return (rpc: string, req: Record<string, any>, ...names: string[]): any => {
@@ -175,11 +183,14 @@ function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: n
     // For the provider's call context: the resource's name, and Create's and Update's preview flag.
     out.name = req.name ?? "";
     if (typeof req.preview === "boolean") out.preview = req.preview;
+    let secretBags: Record<string, AnyStruct> | undefined;
     for (const n of names) {
       // Set on the wire = an own property; unset ones fall to the prototype's default.
       const v = Object.prototype.hasOwnProperty.call(req, n) ? req[n] : undefined;
       if (!Buffer.isBuffer(v)) {
-        out[n] = v ?? undefined;
+        const plain = v ? unwrapSecrets(v) : undefined;
+        if (v && plain !== v) (secretBags ??= {})[n] = v;
+        out[n] = plain ?? undefined;
         continue;
       }
       const where = `${rpc} ${urn || "(no urn)"}: the request's ${n}`;
@@ -187,13 +198,21 @@ function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: n
         const deep = checkBag(v, maxDepth, listCost);
         if (deep) throw new BadRequestError(`${where} ${tooDeep(deep, maxDepth, listCost)}`);
         const bag = new EncodedStruct(v);
-        out[n] = wanted === "decoded" ? decodeStruct(bag) : bag;
+        const given = wanted === "decoded" ? decodeStruct(bag) : bag;
+        if (mayHoldSecret(v)) {
+          const plain = unwrapSecrets(given);
+          if (plain !== given) (secretBags ??= {})[n] = given;
+          out[n] = plain;
+        } else {
+          out[n] = given;
+        }
       } catch (e) {
         if (e instanceof WireFormatError) throw new BadRequestError(`${where} is ${new StructBytesError(e.problem, e.offset).message}`);
         if (e instanceof StructBytesError) throw new BadRequestError(`${where} is ${e.message}`);
         throw e;
       }
     }
+    if (secretBags) out.secretBags = secretBags;
     return out;
   };
 }
