@@ -2,8 +2,9 @@
 import type { Case, Language } from "../case.js";
 import { nodeStartup } from "./node-startup.js";
 import { pythonStartCheckDiffCreate } from "./python-start-check-diff-create.js";
+import { pythonValuesRudConfig } from "./python-values-rud-config.js";
 
-export const CASES: readonly Case[] = [...nodeStartup, ...pythonStartCheckDiffCreate];
+export const CASES: readonly Case[] = [...nodeStartup, ...pythonStartCheckDiffCreate, ...pythonValuesRudConfig];
 
 /** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
 export function selectCases(language: Language, only?: string, table: readonly Case[] = CASES): Case[] {
