@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import type { Case, CaseContext, LaunchedPlugin, LaunchSpec, Language, RunResult, Session } from "./case.js";
 import { loadSdk, ProviderClient, type Sdk } from "./client.js";
 import { makePayload, type Program } from "./payloads.js";
@@ -83,7 +84,7 @@ export class PluginProcess implements LaunchedPlugin {
   }
 
   static async launch(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_ADDRESS): Promise<PluginProcess> {
-    const cwd = spec.cwd ?? t.program.programDir;
+    const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
     const line = commandLine(t.command, cwd, spec.env);
     const [file, ...pre] = line.argv;
     const child = spawn(file, [...pre, ...(spec.args ?? [engineAddress])], {
@@ -199,7 +200,7 @@ function environment(...layers: (Record<string, string | undefined> | undefined)
 
 /** Runs the command with `args` to its end; killed (with its group) after `ms`. */
 function runToExit(t: Target, args: string[], spec: Omit<LaunchSpec, "args" | "engine"> & { ms?: number } = {}): Promise<RunResult> {
-  const cwd = spec.cwd ?? t.program.programDir;
+  const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
   const line = commandLine(t.command, cwd, spec.env);
   const [file, ...pre] = line.argv;
   return new Promise((resolve) => {

@@ -2,9 +2,12 @@
 import type { Case, Language } from "../case.js";
 import { nodeStartup } from "./node-startup.js";
 import { pythonStartCheckDiffCreate } from "./python-start-check-diff-create.js";
+import { pythonLoadErrors } from "./python-load-errors.js";
+import { pythonProgramPaths } from "./python-program-paths.js";
 import { pythonValuesRudConfig } from "./python-values-rud-config.js";
+import { pythonVersionDrift } from "./python-version-drift.js";
 
-export const CASES: readonly Case[] = [...nodeStartup, ...pythonStartCheckDiffCreate, ...pythonValuesRudConfig];
+export const CASES: readonly Case[] = [...nodeStartup, ...pythonStartCheckDiffCreate, ...pythonValuesRudConfig, ...pythonLoadErrors, ...pythonProgramPaths, ...pythonVersionDrift];
 
 /** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
 export function selectCases(language: Language, only?: string, table: readonly Case[] = CASES): Case[] {
