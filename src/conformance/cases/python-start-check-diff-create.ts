@@ -620,22 +620,20 @@ const diff = (ctx: CaseContext, news: Props, olds: Props = { __provider: news.__
   ctx.client.diff({ urn, id: "id1", olds, news, oldInputs: { __provider: news.__provider as string, a: 1 } });
 
 // changes as the provider returns it -> DiffResponse.changes (Python: None is UNKNOWN, else truthiness, D12).
-const MATRIX: [Props, string, number][] = [
-  [{ __provider: "scripted", changes: "T" }, "True", 2],
-  [{ __provider: "scripted", changes: "F" }, "False", 1],
-  [{ __provider: "scripted", changes: "N" }, "None", 0],
-  [{ __provider: "scripted" }, "None (no changes key)", 0],
-  [{ __provider: "scripted", changes: "one" }, "1", 2],
-  [{ __provider: "scripted", changes: "zero" }, "0", 1],
-  [{ __provider: "scripted", changes: "yes" }, '"yes"', 2],
-  [{ __provider: "scripted", changes: "empty" }, '""', 1],
-  [{ __provider: "shapes", changes: [] }, "[]", 1],
-  [{ __provider: "shapes", changes: {} }, "{}", 1],
-  [{ __provider: "shapes", changes: [1] }, "[1.0]", 2],
-  [{ __provider: "shapes", changes: 2.5 }, "2.5", 2],
+const MATRIX: [Props, string, number, string][] = [
+  [{ __provider: "scripted", changes: "T" }, "True", 2, "true"],
+  [{ __provider: "scripted", changes: "F" }, "False", 1, "false"],
+  [{ __provider: "scripted", changes: "N" }, "None", 0, "none"],
+  [{ __provider: "scripted" }, "None (no changes key)", 0, "no-key"],
+  [{ __provider: "scripted", changes: "one" }, "1", 2, "int-1"],
+  [{ __provider: "scripted", changes: "zero" }, "0", 1, "int-0"],
+  [{ __provider: "scripted", changes: "yes" }, '"yes"', 2, "str-yes"],
+  [{ __provider: "scripted", changes: "empty" }, '""', 1, "str-empty"],
+  [{ __provider: "shapes", changes: [] }, "[]", 1, "empty-list"],
+  [{ __provider: "shapes", changes: {} }, "{}", 1, "empty-dict"],
+  [{ __provider: "shapes", changes: [1] }, "[1.0]", 2, "list-1"],
+  [{ __provider: "shapes", changes: 2.5 }, "2.5", 2, "float-2-5"],
 ];
-
-const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").toLowerCase() || "x";
 
 const diffs: Case[] = [
   dif.case<Outcome>("24-diff-missing-method", {
@@ -686,8 +684,8 @@ const diffs: Case[] = [
     },
   }),
 
-  ...MATRIX.map(([news, shown, want]) =>
-    dif.case<Outcome>(`25-changes-${slug(shown)}`, {
+  ...MATRIX.map(([news, shown, want, id]) =>
+    dif.case<Outcome>(`25-changes-${id}`, {
       title: `25 diff_changes_matrix: changes ${shown} gives ${["DIFF_UNKNOWN", "DIFF_NONE", "DIFF_SOME"][want]}`,
       spec: ["25"],
       ask: async (ctx) => diff(ctx, { ...news, __provider: news.__provider === "scripted" ? await ctx.payload("scripted") : await providerA(ctx, "shapes") }),
