@@ -24,6 +24,11 @@ export interface LaunchSpec {
   cwd?: string;
   /** Start a stand-in for the engine's Log service and pass its address (CaseContext.logs). */
   engine?: boolean;
+  /**
+   * Give the plugin a real pipe (a FIFO) on stdin, as the engine does, so that closeStdin()
+   * plays "the engine went away". Otherwise stdin is a socket pair (Node's "pipe").
+   */
+  pipeStdin?: boolean;
 }
 
 /** What a process that ran to its end left behind. */
@@ -44,6 +49,12 @@ export interface LaunchedPlugin {
   readonly stderr: string;
   /** As the engine stops a plugin: closes the connection, SIGINT to its process group, SIGKILL 5 s later. */
   stop(): Promise<{ code: number | null; signal: string | null }>;
+  /** Resolves when the process exits. */
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  /** The exit code once it exited, else null. */
+  exitCode(): number | null;
+  /** Closes the write end of its stdin (a pipeStdin FIFO, or the socket); resolves once closed. */
+  closeStdin(): Promise<void>;
   /** Resolves once `cond` holds, re-checked on every chunk of output. */
   until(cond: () => boolean, what: string, ms?: number): Promise<void>;
   /** Every live process in the plugin's process group. */
@@ -63,6 +74,8 @@ export interface CaseContext {
   readonly programDir: string;
   /** The `__provider` payload of a scenario's provider, made with the project's SDK. */
   payload(name: string, scenario?: string): Promise<string>;
+  /** A Node scenario module itself (for payloads made another way than serialize(name)). */
+  scenarioModule(scenario: string): any;
   /** A URN of the language's dynamic resource type. */
   urn(name: string, type?: string): string;
   /** A stderr position of the session's plugin, for stderrSince. */
@@ -132,8 +145,12 @@ export interface Case<O = any> {
   /**
    * Side by side only: a relation the plugin's observation must bear to the reference's
    * (a measurement within a bound of the reference's), checked after expect and compare.
+   * With a difference, it is checked when the plugin answered as ours recorded (how our
+   * deliberate answer derives from the reference's, e.g. its text with secrets redacted).
    */
   relate?(plugin: O, reference: O): void;
+  /** How long the case may take (default 60 s in mocha, 300 s in the kit). */
+  timeoutMs?: number;
   /** Side by side, ask the reference first and the plugin after it, never both at once (measurements). */
   sequential?: boolean;
   /** Packages the case's scenarios require from the program besides @pulumi/pulumi (the kit checks them first). */

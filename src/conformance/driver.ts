@@ -5,12 +5,13 @@
 // and judges what it answered: against the recorded expectations (one plugin)
 // or against another plugin side by side.
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Case, CaseContext, LaunchedPlugin, LaunchSpec, Language, RunResult, Session } from "./case.js";
 import { loadSdk, ProviderClient, type Sdk } from "./client.js";
-import { makePayload, type Program } from "./payloads.js";
+import { makePayload, nodeScenario, type Program } from "./payloads.js";
 
 /** A plugin as a command line: argv[0] is run directly (as the engine runs a plugin executable). */
 export interface PluginCommand {
@@ -83,17 +84,33 @@ export class PluginProcess implements LaunchedPlugin {
     });
   }
 
+  private stdinWriteEnd?: number;
+
   static async launch(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_ADDRESS): Promise<PluginProcess> {
     const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
     const line = commandLine(t.command, cwd, spec.env);
     const [file, ...pre] = line.argv;
+    let stdin: "pipe" | number = "pipe";
+    let writeEnd: number | undefined;
+    if (spec.pipeStdin) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-stdin-"));
+      const fifo = path.join(dir, "stdin");
+      execFileSync("mkfifo", [fifo]);
+      // O_RDWR opens without waiting for a reader; the child gets its own read end.
+      writeEnd = fs.openSync(fifo, fs.constants.O_RDWR);
+      stdin = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
     const child = spawn(file, [...pre, ...(spec.args ?? [engineAddress])], {
       cwd,
       env: line.env,
-      stdio: ["pipe", "pipe", "pipe"],
+      stdio: [stdin, "pipe", "pipe"],
       detached: true,
     });
+    if (typeof stdin === "number") fs.closeSync(stdin);
     const p = new PluginProcess(t.command.label, child, t.sdk);
+    p.stdinWriteEnd = writeEnd;
+    void p.exited.then(() => p.closeFifo());
     try {
       await p.until(() => p.stdout.length > 0, "the port line", 60_000, true);
     } catch (e) {
@@ -111,6 +128,28 @@ export class PluginProcess implements LaunchedPlugin {
 
   get stderr(): string {
     return this.stderrBuf;
+  }
+
+  exitCode(): number | null {
+    return this.child.exitCode;
+  }
+
+  private closeFifo(): void {
+    if (this.stdinWriteEnd !== undefined) fs.closeSync(this.stdinWriteEnd);
+    this.stdinWriteEnd = undefined;
+  }
+
+  closeStdin(): Promise<void> {
+    if (this.stdinWriteEnd !== undefined) {
+      this.closeFifo();
+      return Promise.resolve();
+    }
+    const stdin = this.child.stdin;
+    if (!stdin || stdin.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      stdin.once("close", () => resolve());
+      stdin.end();
+    });
   }
 
   get userStdout(): string[] {
@@ -306,6 +345,7 @@ export class SessionRun {
       program: t.program,
       programDir: t.program.programDir,
       payload: (name, scenario) => makePayload(t.program, name, scenario),
+      scenarioModule: (scenario) => nodeScenario(t.program, scenario),
       urn,
       mark: () => plugin.stderr.length,
       stderrSince: (mark) => stderrBarrier(ctx, plugin, mark),
@@ -354,7 +394,8 @@ async function stderrBarrier(ctx: CaseContext, plugin: PluginProcess, from: numb
 
 // ---------------------------------------------------------------- judging
 
-export type Status = "pass" | "fail" | "deliberate";
+/** "not run": the case needs something the project lacks (a package); it counts as not passed. */
+export type Status = "pass" | "fail" | "deliberate" | "not run";
 
 export interface Verdict {
   id: string;
@@ -369,7 +410,7 @@ export interface Verdict {
 }
 
 /** Runs a case's ask in a fresh context of `run`; the context's launches and cleanups are undone after. */
-export async function observe<O>(c: Case<O>, run: SessionRun, ms = 300_000): Promise<{ obs: O; ctx: CaseContext }> {
+export async function observe<O>(c: Case<O>, run: SessionRun, ms = c.timeoutMs ?? 300_000): Promise<{ obs: O; ctx: CaseContext }> {
   const { ctx, finish } = run.context();
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -404,8 +445,10 @@ export function judgeOne<O>(c: Case<O>, obs: O, ctx: CaseContext): Verdict {
   if (c.difference) {
     const d = c.difference;
     const asOurs = attempt(() => d.ours(obs, ctx));
-    if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
     const asRef = attempt(() => d.reference(obs, ctx));
+    // An answer both records allow (e.g. printing nothing where ours may print) shows no difference.
+    if (asOurs === undefined && asRef === undefined) return { ...base, status: "pass", doc: d.doc };
+    if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
     if (asRef === undefined) return { ...base, status: "deliberate", side: "reference", doc: d.doc };
     return { ...base, status: "fail", doc: d.doc, message: `neither recorded answer: as ours: ${asOurs}\nas the reference: ${asRef}` };
   }
@@ -436,7 +479,12 @@ export function judgePair<O>(c: Case<O>, a: { obs: O; ctx: CaseContext }, b: { o
     const refFails = attempt(() => d.reference(b.obs, b.ctx));
     if (refFails !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the reference plugin did not answer as recorded: ${refFails}` };
     const asOurs = attempt(() => d.ours(a.obs, a.ctx));
-    if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
+    if (asOurs === undefined) {
+      // With a difference, a relation says how our recorded answer stands to the reference's.
+      const unrelated = c.relate ? attempt(() => c.relate!(a.obs, b.obs)) : undefined;
+      if (unrelated !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the plugin beside the reference: ${unrelated}` };
+      return { ...base, status: "deliberate", side: "ours", doc: d.doc };
+    }
     if (!strict && attempt(() => d.reference(a.obs, a.ctx)) === undefined) return { ...base, status: "deliberate", side: "reference", doc: d.doc };
     return { ...base, status: "fail", doc: d.doc, message: `the plugin did not answer as recorded: ${asOurs}` };
   }

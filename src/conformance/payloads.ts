@@ -61,6 +61,12 @@ export function makePayload(program: Program, name: string, scenario = DEFAULT_S
   return program.language === "nodejs" ? nodePayload(program.scenarioDir, scenario, name) : pythonPayload(program, scenario, name);
 }
 
+/** A Node scenario module, loaded from the program's scenario folder (its SDK resolves from there). */
+export function nodeScenario(program: Program, scenario: string): any {
+  const file = path.join(program.scenarioDir, scenario.endsWith(".cjs") ? scenario : `${scenario}.cjs`);
+  return createRequire(file)(file);
+}
+
 /** A Node scenario module exports `serialize(name)`, which calls the closure serializer of the @pulumi/pulumi resolved from it. */
 export function nodePayload(scenarioDir: string, scenario: string, name: string): Promise<string> {
   const file = path.join(scenarioDir, scenario.endsWith(".cjs") ? scenario : `${scenario}.cjs`);

@@ -46,14 +46,30 @@ export function testTargets(language: Language): { ours: Target; reference: Targ
 export function describeCases(pick: (c: Case) => boolean): void {
   const picked = CASES.filter(pick);
   if (picked.length === 0) throw new Error("no conformance case selected");
-  for (const [session, cases] of bySession(picked)) nest(session.suite, () => sessionSuite(session.language, cases));
+  nest([...bySession(picked)].map(([session, cases]) => ({ path: session.suite, body: () => sessionSuite(session.language, cases) })));
 }
 
-function nest(path: readonly string[], body: () => void): void {
-  if (path.length === 0) return body();
-  describe(path[0], function () {
-    nest(path.slice(1), body);
-  });
+/** One describe per distinct path element, in table order, so sessions under one suite share its describe. */
+function nest(entries: { path: readonly string[]; body: () => void }[]): void {
+  const groups = new Map<string, typeof entries>();
+  const order: (string | (() => void))[] = [];
+  for (const e of entries) {
+    if (e.path.length === 0) order.push(e.body);
+    else if (groups.has(e.path[0])) groups.get(e.path[0])!.push(e);
+    else {
+      groups.set(e.path[0], [e]);
+      order.push(e.path[0]);
+    }
+  }
+  for (const item of order) {
+    if (typeof item === "function") item();
+    else {
+      const list = groups.get(item)!;
+      describe(item, function () {
+        nest(list.map((x) => ({ path: x.path.slice(1), body: x.body })));
+      });
+    }
+  }
 }
 
 function sessionSuite(language: Language, cases: Case[]): void {
@@ -71,16 +87,19 @@ function sessionSuite(language: Language, cases: Case[]): void {
   });
   for (const c of cases) {
     it(c.title, async function () {
+      if (c.timeoutMs) this.timeout(c.timeoutMs);
       if (c.only === "plugin") {
-        const o = await observe(c, runs.ours!);
+        const o = await observe(c, runs.ours!, c.timeoutMs);
         const verdict = judgeOne(c, o.obs, o.ctx);
         expect(verdict.status, `${c.id}: ${verdict.message ?? ""}`).to.equal(c.difference ? "deliberate" : "pass");
         if (c.difference) expect(verdict.side).to.equal("ours");
         return;
       }
-      const [o, r] = c.sequential
-        ? await observe(c, runs.reference!).then(async (r) => [await observe(c, runs.ours!), r] as const)
-        : await Promise.all([observe(c, runs.ours!), observe(c, runs.reference!)]);
+      let o, r;
+      if (c.sequential) {
+        r = await observe(c, runs.reference!, c.timeoutMs);
+        o = await observe(c, runs.ours!, c.timeoutMs);
+      } else [o, r] = await Promise.all([observe(c, runs.ours!, c.timeoutMs), observe(c, runs.reference!, c.timeoutMs)]);
       const verdict = judgePair(c, o, r, true);
       expect(verdict.status, `${c.id}: ${verdict.message ?? ""}`).to.equal(c.difference ? "deliberate" : "pass");
       if (c.difference) expect(verdict.side).to.equal("ours");
