@@ -10,6 +10,7 @@
 import path from "node:path";
 import { equal, includes, session, type Case } from "../case.js";
 import type { Outcome } from "../client.js";
+import { otherPythonFor } from "../payloads-python.js";
 import { BASE_ENV, py } from "./python-common.js";
 
 const s = session({ id: "python/version-drift", language: "python", suite: ["differential (Python): a pickle of another Python minor"], launch: { env: BASE_ENV } });
@@ -27,8 +28,7 @@ export const pythonVersionDrift: Case[] = [
     title: "— python_version_drift [difference]: the reference segfaults; ours runs it with that Python",
     spec: ["python_version_drift"],
     async ask(ctx) {
-      const otherPython = ctx.program.otherPython;
-      if (!otherPython) throw new Error("this case needs a Python of another CPython minor with pulumi and dill (Program.otherPython)");
+      const otherPython = await otherPythonFor(ctx.program);
       const other = py(ctx).code("import sys; print('%d.%d' % sys.version_info[:2])", { python: otherPython });
       const payload = py(ctx).script("python_drift_provider.py", { python: otherPython });
       const o = await ctx.client.create({ urn: ctx.urn("old"), properties: { __provider: payload } });
