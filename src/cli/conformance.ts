@@ -3,6 +3,7 @@
 // current project (its @pulumi/pulumi, its Python), and prints a table or JSON.
 import type { Language } from "../conformance/case.js";
 import { exitCode, header, summary, toJson, verdictLines } from "../conformance/report.js";
+import { resolvePayloadPython } from "../conformance/payloads-python.js";
 import { pythonReferenceCommand } from "../conformance/python-reference.js";
 import { commandFromString, runConformance } from "../conformance/run.js";
 import { pluginLaunch } from "./plugin-launch.js";
@@ -84,7 +85,10 @@ export async function runConformanceCommand(args: readonly string[], out: Out): 
     // As the engine starts a plugin: the project's runtime.options (virtualenv, toolchain) become PULUMI_RUNTIME_*.
     Object.assign(process.env, pluginLaunch(process.cwd(), process.env).runtimeEnv);
   }
-  const command = (text: string) => (text === "reference" && parsed.language === "python" ? pythonReferenceCommand("reference (python -m pulumi.dynamic)") : commandFromString(text));
+  const command = (text: string) =>
+    text === "reference" && parsed.language === "python"
+      ? pythonReferenceCommand("reference (python -m pulumi.dynamic)", undefined, () => resolvePayloadPython(process.cwd(), process.env).interpreter.python)
+      : commandFromString(text);
   const plugin = command(parsed.plugin);
   const reference = parsed.reference ? command(parsed.reference) : undefined;
   if (!parsed.json) out(header({ language: parsed.language, plugin: plugin.label, reference: reference?.label }));

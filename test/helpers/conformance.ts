@@ -32,7 +32,7 @@ export function testCommands(language: Language): { ours: PluginCommand; referen
   const env = { PULUMI_RUNTIME_VIRTUALENV: TEST_VENV };
   return {
     ours: { label: "ours", argv: [OUR_PYTHON_PLUGIN], env },
-    reference: pythonReferenceCommand("reference", env),
+    reference: pythonReferenceCommand("reference", env, VENV_PYTHON),
   };
 }
 
