@@ -3,13 +3,20 @@
 // current project (its @pulumi/pulumi, its Python), and prints a table or JSON.
 import type { Language } from "../conformance/case.js";
 import { exitCode, header, summary, toJson, verdictLines } from "../conformance/report.js";
+import { resolvePayloadPython } from "../conformance/payloads-python.js";
+import { pythonReferenceCommand } from "../conformance/python-reference.js";
 import { commandFromString, runConformance } from "../conformance/run.js";
+import { pluginLaunch } from "./plugin-launch.js";
 
 export const CONFORMANCE_USAGE = `  pulumi-dynamic-host conformance --plugin <command> --language <nodejs|python>
                                   [--reference <command>] [--only <id prefix or glob>] [--json]
+                                  [--other-python <path>]
       run the conformance cases against a dynamic-provider plugin started as the engine starts it
       (<command> plus the engine address), with payloads made by the SDK of the project here;
       exit 0 only when every case passes (docs/conformance.md)
+      <command> "reference" (Python): \`<python> -u -m pulumi.dynamic\` with the interpreter the reference's
+      launcher would pick for the program; --other-python: a Python of another CPython minor with pulumi
+      and dill (the version-drift case; otherwise searched for as the plugin searches)
 `;
 
 type Out = (line: string) => void;
@@ -20,6 +27,7 @@ interface Args {
   reference?: string;
   only?: string;
   json: boolean;
+  otherPython?: string;
 }
 
 function parse(args: readonly string[]): Args | string {
@@ -52,6 +60,9 @@ function parse(args: readonly string[]): Args | string {
         case "--json":
           got.json = true;
           break;
+        case "--other-python":
+          got.otherPython = value();
+          break;
         default:
           return `unknown argument ${JSON.stringify(a)}`;
       }
@@ -70,8 +81,16 @@ export async function runConformanceCommand(args: readonly string[], out: Out): 
     process.stderr.write(`pulumi-dynamic-host conformance: ${parsed}\nusage:\n${CONFORMANCE_USAGE}`);
     return 2;
   }
-  const plugin = commandFromString(parsed.plugin);
-  const reference = parsed.reference ? commandFromString(parsed.reference) : undefined;
+  if (parsed.language === "python") {
+    // As the engine starts a plugin: the project's runtime.options (virtualenv, toolchain) become PULUMI_RUNTIME_*.
+    Object.assign(process.env, pluginLaunch(process.cwd(), process.env).runtimeEnv);
+  }
+  const command = (text: string) =>
+    text === "reference" && parsed.language === "python"
+      ? pythonReferenceCommand("reference (python -m pulumi.dynamic)", undefined, () => resolvePayloadPython(process.cwd(), process.env).interpreter.python)
+      : commandFromString(text);
+  const plugin = command(parsed.plugin);
+  const reference = parsed.reference ? command(parsed.reference) : undefined;
   if (!parsed.json) out(header({ language: parsed.language, plugin: plugin.label, reference: reference?.label }));
   let report;
   try {
@@ -80,6 +99,7 @@ export async function runConformanceCommand(args: readonly string[], out: Out): 
       plugin,
       reference,
       only: parsed.only,
+      otherPython: parsed.otherPython,
       projectDir: process.cwd(),
       onVerdict: parsed.json ? undefined : (v) => verdictLines(v).forEach(out),
     });

@@ -20,7 +20,7 @@ export interface LaunchSpec {
   args?: string[];
   /** Added to (or, when undefined, removed from) the environment the kit runs in. */
   env?: Record<string, string | undefined>;
-  /** The working directory; default: the language's program directory (CaseContext.programDir). */
+  /** The working directory; default: the language's program directory (CaseContext.programDir); a relative one is under it. */
   cwd?: string;
   /** Start a stand-in for the engine's Log service and pass its address (CaseContext.logs). */
   engine?: boolean;

@@ -87,7 +87,7 @@ export class PluginProcess implements LaunchedPlugin {
   private stdinWriteEnd?: number;
 
   static async launch(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_ADDRESS): Promise<PluginProcess> {
-    const cwd = spec.cwd ?? t.program.programDir;
+    const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
     const line = commandLine(t.command, cwd, spec.env);
     const [file, ...pre] = line.argv;
     let stdin: "pipe" | number = "pipe";
@@ -239,7 +239,7 @@ function environment(...layers: (Record<string, string | undefined> | undefined)
 
 /** Runs the command with `args` to its end; killed (with its group) after `ms`. */
 function runToExit(t: Target, args: string[], spec: Omit<LaunchSpec, "args" | "engine"> & { ms?: number } = {}): Promise<RunResult> {
-  const cwd = spec.cwd ?? t.program.programDir;
+  const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
   const line = commandLine(t.command, cwd, spec.env);
   const [file, ...pre] = line.argv;
   return new Promise((resolve) => {

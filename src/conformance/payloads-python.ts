@@ -18,6 +18,7 @@ import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { assetDirectory } from "../host/assets.js";
 import { resolveInterpreter, type Interpreter } from "../python-bridge/interpreter.js";
+import { InterpreterSearch } from "../python-bridge/interpreter-search.js";
 import type { Program } from "./payloads.js";
 
 /** The directory of the provider scenario modules, in the checkout or the installed package. */
@@ -183,4 +184,24 @@ export function pythonPayloadsFor(program: Program, env: NodeJS.ProcessEnv = pro
     perProgram.set(program, made);
   }
   return made;
+}
+
+const MINORS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14"];
+
+/**
+ * A Python of another CPython minor than the payload one, with pulumi and dill:
+ * the run's Program.otherPython (--other-python), else the first the plugin's own
+ * search would find beside the program's interpreter (src/python-bridge/interpreter-search.ts).
+ */
+export async function otherPythonFor(program: Program): Promise<string> {
+  if (program.otherPython) return program.otherPython;
+  const payloads = pythonPayloadsFor(program);
+  const minor = payloads.python.version.split(".").slice(0, 2).join(".");
+  const search = await new InterpreterSearch(payloads.python.interpreter, program.programDir).find(MINORS.filter((m) => m !== minor));
+  if (search.found) return search.found.probe.python;
+  const tried = search.tried.map((t) => `${t.python}: ${t.problem}`).join("; ");
+  throw new Error(
+    `this case needs a Python of another CPython minor than ${payloads.python.executable} (${payloads.python.version}) with pulumi and dill; ` +
+      `none was found beside it, by uv, on PATH or in pyenv${tried ? ` (tried: ${tried})` : ""}: name one with --other-python <path>`,
+  );
 }

@@ -24,6 +24,8 @@ export interface Program {
   scenarioDir: string;
   /** The Python that makes Python payloads; unset: the one the plugin would run (payloads-python.ts). */
   python?: string;
+  /** A Python of another CPython minor with pulumi and dill (the version-drift case); unset: that case says it needs one. */
+  otherPython?: string;
   /** Removes what was made for the run. */
   cleanup(): void;
 }

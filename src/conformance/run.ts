@@ -18,6 +18,8 @@ export interface RunOptions {
   projectDir?: string;
   /** A program made already (the tests: the scenarios in place). */
   program?: Program;
+  /** A Python of another CPython minor with pulumi and dill, for the version-drift case (else it is searched for). */
+  otherPython?: string;
   /** Called with each verdict as it is made. */
   onVerdict?: (v: Verdict) => void;
   table?: readonly Case[];
@@ -59,6 +61,7 @@ function missingPackages(c: Case, programDir: string): string[] {
 export async function runConformance(opts: RunOptions): Promise<Report> {
   const cases = selectCases(opts.language, opts.only, opts.table ?? CASES);
   const program = opts.program ?? prepareProgram(opts.language, opts.projectDir);
+  if (opts.otherPython) program.otherPython = opts.otherPython;
   const verdicts: Verdict[] = [];
   const emit = (v: Verdict) => {
     verdicts.push(v);

@@ -10,13 +10,13 @@ import { CASES } from "../../src/conformance/cases/index.js";
 import { bySession, judgeOne, judgePair, observe, SessionRun, target, type PluginCommand, type Target } from "../../src/conformance/driver.js";
 import type { Program } from "../../src/conformance/payloads.js";
 import { pythonReferenceCommand } from "../../src/conformance/python-reference.js";
-import { NODE_PROGRAM, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, SCENARIOS, TEST_VENV, VENV_PYTHON } from "./paths.js";
+import { NODE_PROGRAM, OTHER_PYTHON, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, SCENARIOS, TEST_VENV, VENV_PYTHON } from "./paths.js";
 
 /** The program the tests run the plugins in: the scenarios in place, the repository's SDK above them. */
 export function testProgram(language: Language): Program {
   return language === "nodejs"
     ? { language, programDir: NODE_PROGRAM, scenarioDir: `${SCENARIOS}node`, cleanup() {} }
-    : { language, programDir: PYTHON_PROGRAM, scenarioDir: SCENARIOS, python: VENV_PYTHON, cleanup() {} };
+    : { language, programDir: PYTHON_PROGRAM, scenarioDir: SCENARIOS, python: VENV_PYTHON, otherPython: OTHER_PYTHON, cleanup() {} };
 }
 
 /** Our plugin and the reference as the tests run them (test/helpers/plugin.ts starts them the same way). */
@@ -32,7 +32,7 @@ export function testCommands(language: Language): { ours: PluginCommand; referen
   const env = { PULUMI_RUNTIME_VIRTUALENV: TEST_VENV };
   return {
     ours: { label: "ours", argv: [OUR_PYTHON_PLUGIN], env },
-    reference: pythonReferenceCommand("reference", env),
+    reference: pythonReferenceCommand("reference", env, VENV_PYTHON),
   };
 }
 

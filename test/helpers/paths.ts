@@ -24,3 +24,5 @@ export const PYTHON_PROGRAM = `${SCENARIOS}python-program`;
 /** The test virtualenv scripts/setup.sh builds: pinned pulumi and dill from PyPI. */
 export const TEST_VENV = `${REPO}.cache/test-venv`;
 export const VENV_PYTHON = `${TEST_VENV}/bin/python`;
+/** The virtualenv of a second CPython minor scripts/setup.sh keeps beside the test one (version-drift cases). */
+export const OTHER_PYTHON = `${REPO}.cache/test-venv-other/bin/python`;

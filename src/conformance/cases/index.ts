@@ -6,6 +6,10 @@ import { nodeMovedPaths } from "./node-moved-paths.js";
 import { nodeStartup } from "./node-startup.js";
 import { nodeValuesReadUpdateDelete } from "./node-values-read-update-delete.js";
 import { pythonStartCheckDiffCreate } from "./python-start-check-diff-create.js";
+import { pythonLoadErrors } from "./python-load-errors.js";
+import { pythonProgramPaths } from "./python-program-paths.js";
+import { pythonValuesRudConfig } from "./python-values-rud-config.js";
+import { pythonVersionDrift } from "./python-version-drift.js";
 import { secretRedaction, secretsOut } from "./secrets.js";
 
 export const CASES: readonly Case[] = [
@@ -15,6 +19,10 @@ export const CASES: readonly Case[] = [
   ...nodeConfigRuntime,
   ...nodeMovedPaths,
   ...pythonStartCheckDiffCreate,
+  ...pythonValuesRudConfig,
+  ...pythonLoadErrors,
+  ...pythonProgramPaths,
+  ...pythonVersionDrift,
   ...secretRedaction,
   ...secretsOut,
 ];

@@ -72,6 +72,19 @@ const LAUNCHER_ONLY =
   "the reference's launcher script (sdk/python/dist/pulumi-resource-pulumi-python) prints these lines before it starts " +
   "`python -m pulumi.dynamic`, which is what the kit runs as the reference; the module itself has no virtualenv to check";
 
+/**
+ * Side by side the reference is not asked (only: "plugin"). Run alone as the plugin under test,
+ * `python -m pulumi.dynamic` has no virtualenv to check: it serves (its port line) until the kit
+ * stops it after RUN_MS, which is reported as the reference's recorded behaviour.
+ */
+const LAUNCHER_DOC = "docs/parity.md (start-up: the launcher's virtualenv checks, spec §1.3; the module itself has none)";
+const RUN_MS = 10_000;
+
+function moduleServes(r: Ran): void {
+  matches(r.stdout, /^\d+\n$/, `${r.setting}: the port line, and nothing else`);
+  equal({ status: r.status, stderr: r.stderr }, { status: null, stderr: "" }, `${r.setting}: still serving when stopped`);
+}
+
 interface Ran {
   setting: string;
   status: number | null;
@@ -170,16 +183,20 @@ const startup: Case[] = [
       const out: Ran[] = [];
       for (const setting of ["nope", "nope/", "/nonexistent/venv/"]) {
         // The engine's own PWD is stale (the plugin runs elsewhere): sh's $PWD is then the working directory.
-        const r = await ctx.run([ENGINE_ADDRESS], { env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: setting, PWD: "/" } });
+        const r = await ctx.run([ENGINE_ADDRESS], { env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: setting, PWD: "/" }, ms: RUN_MS });
         out.push({ setting, status: r.status, stdout: r.stdout, stderr: r.stderr });
       }
       return out;
     },
-    expect(runs, ctx) {
-      const pwd = realpathSync(ctx.programDir);
-      const venvs: Record<string, string> = { nope: `${pwd}/nope`, "nope/": `${pwd}/nope`, "/nonexistent/venv/": "/nonexistent/venv" };
-      equal(runs.map((r) => r.setting), Object.keys(venvs), "the settings tried");
-      for (const r of runs) equal(r, { setting: r.setting, status: 1, stdout: "", stderr: launcherVenvError(venvs[r.setting], pwd, false) }, r.setting);
+    expect: (runs) => equal(runs.map((r) => r.setting), ["nope", "nope/", "/nonexistent/venv/"], "the settings tried"),
+    difference: {
+      doc: LAUNCHER_DOC,
+      ours(runs, ctx) {
+        const pwd = realpathSync(ctx.programDir);
+        const venvs: Record<string, string> = { nope: `${pwd}/nope`, "nope/": `${pwd}/nope`, "/nonexistent/venv/": "/nonexistent/venv" };
+        for (const r of runs) equal(r, { setting: r.setting, status: 1, stdout: "", stderr: launcherVenvError(venvs[r.setting], pwd, false) }, r.setting);
+      },
+      reference: (runs) => runs.forEach(moduleServes),
     },
   }),
 
@@ -192,10 +209,14 @@ const startup: Case[] = [
       const dir = programDir(ctx, "pdh-r3-");
       mkdirSync(`${dir}/prog`);
       symlinkSync(`${dir}/prog`, `${dir}/link`);
-      const r = await ctx.run([ENGINE_ADDRESS], { cwd: `${dir}/link`, env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: "nope", PWD: `${dir}/link` } });
+      const r = await ctx.run([ENGINE_ADDRESS], { cwd: `${dir}/link`, env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: "nope", PWD: `${dir}/link` }, ms: RUN_MS });
       return { dir, run: { setting: "nope", status: r.status, stdout: r.stdout, stderr: r.stderr } };
     },
-    expect: ({ dir, run }) => equal(run, { setting: "nope", status: 1, stdout: "", stderr: launcherVenvError(`${dir}/link/nope`, `${dir}/link`, false) }),
+    difference: {
+      doc: LAUNCHER_DOC,
+      ours: ({ dir, run }) => equal(run, { setting: "nope", status: 1, stdout: "", stderr: launcherVenvError(`${dir}/link/nope`, `${dir}/link`, false) }),
+      reference: ({ run }) => moduleServes(run),
+    },
   }),
 
   start.case<{ dir: string; runs: Ran[] }>("4-venv-not-venv", {
@@ -209,17 +230,21 @@ const startup: Case[] = [
       mkdirSync(`${dir}/dirpython/bin/python`, { recursive: true }); // -f: a directory named python is no interpreter
       const runs: Ran[] = [];
       for (const setting of ["empty", "dirpython/", `${dir}/empty`]) {
-        const r = await ctx.run([ENGINE_ADDRESS], { cwd: dir, env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: setting, PWD: "/" } });
+        const r = await ctx.run([ENGINE_ADDRESS], { cwd: dir, env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: setting, PWD: "/" }, ms: RUN_MS });
         runs.push({ setting, status: r.status, stdout: r.stdout, stderr: r.stderr });
       }
       return { dir, runs };
     },
-    expect({ dir, runs }) {
-      equal(runs.length, 3, "runs");
-      for (const r of runs) {
-        const venv = r.setting.startsWith("/") ? r.setting : `${dir}/${r.setting.replace(/\/$/, "")}`;
-        equal(r, { setting: r.setting, status: 1, stdout: "", stderr: launcherVenvError(venv, dir, true) }, r.setting);
-      }
+    expect: ({ runs }) => equal(runs.length, 3, "runs"),
+    difference: {
+      doc: LAUNCHER_DOC,
+      ours({ dir, runs }) {
+        for (const r of runs) {
+          const venv = r.setting.startsWith("/") ? r.setting : `${dir}/${r.setting.replace(/\/$/, "")}`;
+          equal(r, { setting: r.setting, status: 1, stdout: "", stderr: launcherVenvError(venv, dir, true) }, r.setting);
+        }
+      },
+      reference: ({ runs }) => runs.forEach(moduleServes),
     },
   }),
 
@@ -620,22 +645,20 @@ const diff = (ctx: CaseContext, news: Props, olds: Props = { __provider: news.__
   ctx.client.diff({ urn, id: "id1", olds, news, oldInputs: { __provider: news.__provider as string, a: 1 } });
 
 // changes as the provider returns it -> DiffResponse.changes (Python: None is UNKNOWN, else truthiness, D12).
-const MATRIX: [Props, string, number][] = [
-  [{ __provider: "scripted", changes: "T" }, "True", 2],
-  [{ __provider: "scripted", changes: "F" }, "False", 1],
-  [{ __provider: "scripted", changes: "N" }, "None", 0],
-  [{ __provider: "scripted" }, "None (no changes key)", 0],
-  [{ __provider: "scripted", changes: "one" }, "1", 2],
-  [{ __provider: "scripted", changes: "zero" }, "0", 1],
-  [{ __provider: "scripted", changes: "yes" }, '"yes"', 2],
-  [{ __provider: "scripted", changes: "empty" }, '""', 1],
-  [{ __provider: "shapes", changes: [] }, "[]", 1],
-  [{ __provider: "shapes", changes: {} }, "{}", 1],
-  [{ __provider: "shapes", changes: [1] }, "[1.0]", 2],
-  [{ __provider: "shapes", changes: 2.5 }, "2.5", 2],
+const MATRIX: [Props, string, number, string][] = [
+  [{ __provider: "scripted", changes: "T" }, "True", 2, "true"],
+  [{ __provider: "scripted", changes: "F" }, "False", 1, "false"],
+  [{ __provider: "scripted", changes: "N" }, "None", 0, "none"],
+  [{ __provider: "scripted" }, "None (no changes key)", 0, "no-key"],
+  [{ __provider: "scripted", changes: "one" }, "1", 2, "int-1"],
+  [{ __provider: "scripted", changes: "zero" }, "0", 1, "int-0"],
+  [{ __provider: "scripted", changes: "yes" }, '"yes"', 2, "str-yes"],
+  [{ __provider: "scripted", changes: "empty" }, '""', 1, "str-empty"],
+  [{ __provider: "shapes", changes: [] }, "[]", 1, "empty-list"],
+  [{ __provider: "shapes", changes: {} }, "{}", 1, "empty-dict"],
+  [{ __provider: "shapes", changes: [1] }, "[1.0]", 2, "list-1"],
+  [{ __provider: "shapes", changes: 2.5 }, "2.5", 2, "float-2-5"],
 ];
-
-const slug = (s: string) => s.replace(/[^A-Za-z0-9]+/g, "-").replace(/^-|-$/g, "").toLowerCase() || "x";
 
 const diffs: Case[] = [
   dif.case<Outcome>("24-diff-missing-method", {
@@ -686,8 +709,8 @@ const diffs: Case[] = [
     },
   }),
 
-  ...MATRIX.map(([news, shown, want]) =>
-    dif.case<Outcome>(`25-changes-${slug(shown)}`, {
+  ...MATRIX.map(([news, shown, want, id]) =>
+    dif.case<Outcome>(`25-changes-${id}`, {
       title: `25 diff_changes_matrix: changes ${shown} gives ${["DIFF_UNKNOWN", "DIFF_NONE", "DIFF_SOME"][want]}`,
       spec: ["25"],
       ask: async (ctx) => diff(ctx, { ...news, __provider: news.__provider === "scripted" ? await ctx.payload("scripted") : await providerA(ctx, "shapes") }),
