@@ -42,6 +42,8 @@ export interface RunResult {
 /** A plugin process of the case's own (CaseContext.launch): stopped by the driver after the case. */
 export interface LaunchedPlugin {
   readonly client: ProviderClient;
+  /** The port it serves on (its first stdout line). */
+  readonly port: number;
   /** Every stdout line, the port line first. */
   readonly stdout: string[];
   /** Lines written to stdout after the port line. */

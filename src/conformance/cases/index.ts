@@ -1,5 +1,6 @@
 // The conformance table: every case, in the order its sessions run.
 import type { Case, Language } from "../case.js";
+import { depthAndWire } from "./depth-and-wire.js";
 import { nodeCheckDiffCreate } from "./node-check-diff-create.js";
 import { nodeConfigRuntime } from "./node-config-runtime.js";
 import { nodeMovedPaths } from "./node-moved-paths.js";
@@ -25,6 +26,7 @@ export const CASES: readonly Case[] = [
   ...pythonVersionDrift,
   ...secretRedaction,
   ...secretsOut,
+  ...depthAndWire,
 ];
 
 /** The cases of `language` whose id starts with `only` or matches it as a glob (`*` any run of characters). */
