@@ -9,6 +9,7 @@
 import { expect } from "chai";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import type { Language } from "../src/conformance/case.js";
 import { CASES } from "../src/conformance/cases/index.js";
@@ -56,7 +57,8 @@ function commands(language: Language): { ours: string; reference: string; env: N
   if (language === "nodejs") {
     return {
       ours: path.join(bin, "pulumi-resource-pulumi-nodejs"),
-      reference: `${process.execPath} ${path.join(project(), "node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js")}`,
+      // Pulumi's own Node plugin, as the project's @pulumi/pulumi installs it.
+      reference: `${process.execPath} ${createRequire(path.join(project(), "x.js")).resolve("@pulumi/pulumi/cmd/dynamic-provider/index.js")}`,
       env: {},
     };
   }
