@@ -31,6 +31,17 @@ export interface LaunchSpec {
   pipeStdin?: boolean;
 }
 
+/** How CaseContext.run runs the plugin to its end. */
+export type RunSpec = Omit<LaunchSpec, "args" | "engine" | "pipeStdin"> & {
+  /** Killed (with its group) after this long; default 30 s. */
+  ms?: number;
+  /**
+   * Killed (with its group) as soon as it wrote its first stdout line: a plugin that starts
+   * serving where the case expects it to refuse need not be waited out (status null, SIGKILL).
+   */
+  stopAtPort?: boolean;
+};
+
 /** What a process that ran to its end left behind. */
 export interface RunResult {
   status: number | null;
@@ -97,7 +108,7 @@ export interface CaseContext {
   /** Starts another process of the plugin under test, as the engine would; stopped after the case. */
   launch(spec?: LaunchSpec): Promise<LaunchedPlugin>;
   /** Runs the plugin under test with `args` (no engine address added) until it exits (killed after `ms`). */
-  run(args: string[], spec?: Omit<LaunchSpec, "args" | "engine"> & { ms?: number }): Promise<RunResult>;
+  run(args: string[], spec?: RunSpec): Promise<RunResult>;
   /** Removes a temporary thing after the case (a directory the case made). */
   defer(cleanup: () => void | Promise<void>): void;
 }

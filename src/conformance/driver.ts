@@ -9,7 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { Case, CaseContext, LaunchedPlugin, LaunchSpec, Language, RunResult, Session } from "./case.js";
+import type { Case, CaseContext, LaunchedPlugin, LaunchSpec, Language, RunResult, RunSpec, Session } from "./case.js";
 import { loadSdk, ProviderClient, type Sdk } from "./client.js";
 import { makePayload, nodeScenario, type Program } from "./payloads.js";
 
@@ -238,7 +238,7 @@ function environment(...layers: (Record<string, string | undefined> | undefined)
 }
 
 /** Runs the command with `args` to its end; killed (with its group) after `ms`. */
-function runToExit(t: Target, args: string[], spec: Omit<LaunchSpec, "args" | "engine"> & { ms?: number } = {}): Promise<RunResult> {
+function runToExit(t: Target, args: string[], spec: RunSpec = {}): Promise<RunResult> {
   const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
   const line = commandLine(t.command, cwd, spec.env);
   const [file, ...pre] = line.argv;
@@ -246,7 +246,10 @@ function runToExit(t: Target, args: string[], spec: Omit<LaunchSpec, "args" | "e
     const child = spawn(file, [...pre, ...args], { cwd, env: line.env, detached: true });
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+      if (spec.stopAtPort && stdout.includes("\n")) signalGroup(child.pid!, "SIGKILL");
+    });
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const timer = setTimeout(() => signalGroup(child.pid!, "SIGKILL"), spec.ms ?? 30_000);
     child.on("error", (e) => {
