@@ -84,6 +84,13 @@ export async function runConformanceCommand(args: readonly string[], out: Out): 
   if (parsed.language === "python") {
     // As the engine starts a plugin: the project's runtime.options (virtualenv, toolchain) become PULUMI_RUNTIME_*.
     Object.assign(process.env, pluginLaunch(process.cwd(), process.env).runtimeEnv);
+    // Every case needs payloads: an interpreter without pulumi or dill is said once, before any plugin starts.
+    try {
+      resolvePayloadPython(process.cwd(), process.env);
+    } catch (e) {
+      process.stderr.write(`pulumi-dynamic-host ${(e as Error).message}\n`);
+      return 2;
+    }
   }
   const command = (text: string) =>
     text === "reference" && parsed.language === "python"
