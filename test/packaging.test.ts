@@ -69,7 +69,7 @@ describe("what users install: the npm package, the single executable and the whe
       ]);
       const unexpected = files.filter(
         (f) =>
-          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt))$/.test(f),
+          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));
