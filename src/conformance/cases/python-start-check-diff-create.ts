@@ -74,15 +74,14 @@ const LAUNCHER_ONLY =
 
 /**
  * Side by side the reference is not asked (only: "plugin"). Run alone as the plugin under test,
- * `python -m pulumi.dynamic` has no virtualenv to check: it serves (its port line) until the kit
- * stops it after RUN_MS, which is reported as the reference's recorded behaviour.
+ * `python -m pulumi.dynamic` has no virtualenv to check: it serves (its port line; the kit then
+ * stops it), which is reported as the reference's recorded behaviour.
  */
 const LAUNCHER_DOC = "docs/parity.md (start-up: the launcher's virtualenv checks, spec §1.3; the module itself has none)";
-const RUN_MS = 10_000;
 
 function moduleServes(r: Ran): void {
   matches(r.stdout, /^\d+\n$/, `${r.setting}: the port line, and nothing else`);
-  equal({ status: r.status, stderr: r.stderr }, { status: null, stderr: "" }, `${r.setting}: still serving when stopped`);
+  equal({ status: r.status, stderr: r.stderr }, { status: null, stderr: "" }, `${r.setting}: serving when stopped at its port`);
 }
 
 interface Ran {
@@ -183,7 +182,7 @@ const startup: Case[] = [
       const out: Ran[] = [];
       for (const setting of ["nope", "nope/", "/nonexistent/venv/"]) {
         // The engine's own PWD is stale (the plugin runs elsewhere): sh's $PWD is then the working directory.
-        const r = await ctx.run([ENGINE_ADDRESS], { env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: setting, PWD: "/" }, ms: RUN_MS });
+        const r = await ctx.run([ENGINE_ADDRESS], { env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: setting, PWD: "/" }, stopAtPort: true });
         out.push({ setting, status: r.status, stdout: r.stdout, stderr: r.stderr });
       }
       return out;
@@ -209,7 +208,7 @@ const startup: Case[] = [
       const dir = programDir(ctx, "pdh-r3-");
       mkdirSync(`${dir}/prog`);
       symlinkSync(`${dir}/prog`, `${dir}/link`);
-      const r = await ctx.run([ENGINE_ADDRESS], { cwd: `${dir}/link`, env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: "nope", PWD: `${dir}/link` }, ms: RUN_MS });
+      const r = await ctx.run([ENGINE_ADDRESS], { cwd: `${dir}/link`, env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: "nope", PWD: `${dir}/link` }, stopAtPort: true });
       return { dir, run: { setting: "nope", status: r.status, stdout: r.stdout, stderr: r.stderr } };
     },
     difference: {
@@ -230,7 +229,7 @@ const startup: Case[] = [
       mkdirSync(`${dir}/dirpython/bin/python`, { recursive: true }); // -f: a directory named python is no interpreter
       const runs: Ran[] = [];
       for (const setting of ["empty", "dirpython/", `${dir}/empty`]) {
-        const r = await ctx.run([ENGINE_ADDRESS], { cwd: dir, env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: setting, PWD: "/" }, ms: RUN_MS });
+        const r = await ctx.run([ENGINE_ADDRESS], { cwd: dir, env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: setting, PWD: "/" }, stopAtPort: true });
         runs.push({ setting, status: r.status, stdout: r.stdout, stderr: r.stderr });
       }
       return { dir, runs };
