@@ -2,7 +2,7 @@
 // serializers before any clock starts: Node ones by @pulumi/pulumi's closure
 // serializer (bench/node-bench-providers.cjs through the tests' nodeProvider),
 // Python ones by pulumi.dynamic's serialize_provider in the test virtualenv
-// (test/fixtures/python_providers.py through pythonProvider, and
+// (src/conformance/scenarios/python_providers.py through pythonProvider, and
 // bench/python_bench_providers.py for the cycle, echo and distinct ones).
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";

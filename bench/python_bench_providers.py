@@ -1,4 +1,4 @@
-"""The benchmark's Python dynamic providers that test/fixtures/python_providers.py
+"""The benchmark's Python dynamic providers that src/conformance/scenarios/python_providers.py
 does not have. Run as a script in the test virtualenv, it prints
 {name: __provider payload} as JSON for the names given, each made by the SDK's
 own pulumi.dynamic.dynamic.serialize_provider; classes defined here live in

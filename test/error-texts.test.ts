@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import { pb, type Outcome } from "./helpers/client.js";
-import { FIXTURES, VENV_PYTHON } from "./helpers/paths.js";
+import { SCENARIOS, VENV_PYTHON } from "./helpers/paths.js";
 import { ASSET_SIG, nodeProvider, pythonProvider, SECRET_SIG, SIG } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
 
@@ -59,7 +59,7 @@ function expectBounded(answer: Outcome, op: string, urn: string): void {
 
 /** The ≈ 50 MiB Python payload whose unpickling raises a KeyError quoting a 38 MiB key. */
 function unpicklablePayload(): string {
-  const out = execFileSync(VENV_PYTHON, [`${FIXTURES}python_providers_errors.py`, "unpicklable"], { cwd: FIXTURES, encoding: "utf8", maxBuffer: 200 * MiB });
+  const out = execFileSync(VENV_PYTHON, [`${SCENARIOS}python_providers_errors.py`, "unpicklable"], { cwd: SCENARIOS, encoding: "utf8", maxBuffer: 200 * MiB });
   return (JSON.parse(out) as Record<string, string>).unpicklable;
 }
 

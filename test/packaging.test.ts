@@ -43,7 +43,7 @@ describe("what users install: the npm package, the single executable and the whe
   });
 
   describe("npm pack, then npm i -g of the tarball", function () {
-    it("the tarball holds the bundle, bin/, proto/, python-stub/ and the reference helper, and no tests, bench, docs, sources or maps", function () {
+    it("the tarball holds the bundle, bin/, proto/, python-stub/, the reference helper and the conformance scenarios, and no tests, bench, docs, sources or maps", function () {
       const { files } = npmInstall();
       expect(files).to.include.members([
         "package.json",
@@ -62,9 +62,14 @@ describe("what users install: the npm package, the single executable and the whe
         "context/index.cjs",
         "context/index.d.ts",
         HELPER,
+        "src/conformance/scenarios/node/node-providers.cjs",
+        "src/conformance/scenarios/node-program/local-helper.js",
+        "src/conformance/scenarios/python_providers.py",
+        "src/conformance/scenarios/python-program/provider.py",
       ]);
       const unexpected = files.filter(
-        (f) => !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|(reference|context)\/index\.(cjs|d\.ts))$/.test(f),
+        (f) =>
+          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { FakeEngine, WARNING } from "./helpers/fake-engine.js";
-import { FIXTURES, PYTHON_PROGRAM, REPO, TEST_VENV, VENV_PYTHON } from "./helpers/paths.js";
+import { PYTHON_PROGRAM, REPO, SCENARIOS, TEST_VENV, VENV_PYTHON } from "./helpers/paths.js";
 import { Plugin } from "./helpers/plugin.js";
 
 const OTHER_VENV = `${REPO}.cache/test-venv-other`;
@@ -23,9 +23,9 @@ function minorOf(python: string): string {
   return execFileSync(python, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], { encoding: "utf8" }).trim();
 }
 
-/** The Echo provider of test/fixtures/python_drift_provider.py, pickled by `python`'s own SDK. */
+/** The Echo provider of src/conformance/scenarios/python_drift_provider.py, pickled by `python`'s own SDK. */
 function echoPickledBy(python: string): string {
-  return execFileSync(python, [`${FIXTURES}python_drift_provider.py`], { cwd: FIXTURES, encoding: "utf8" }).trim();
+  return execFileSync(python, [`${SCENARIOS}python_drift_provider.py`], { cwd: SCENARIOS, encoding: "utf8" }).trim();
 }
 
 describe("python version drift", function () {

@@ -23,6 +23,10 @@ const USAGE = `usage:
       serve the project's dynamic providers for the engine's attach mode (it prints the
       PULUMI_DEBUG_PROVIDERS to export) with a debugger open: the Node inspector, or debugpy in
       the Python worker (docs/debugging.md)
+  pulumi-dynamic-host conformance --plugin <command> --language <nodejs|python>
+                                  [--reference <command>] [--only <id prefix or glob>] [--json]
+      run the conformance cases against a dynamic-provider plugin started as the engine starts it,
+      with payloads made by the SDK of the project here; exit 0 only when every case passes
   pulumi-dynamic-host version
 `;
 
@@ -54,6 +58,10 @@ export async function runCli(args: readonly string[]): Promise<number> {
     case "inspect": {
       const { runInspect } = await import("./inspect.js");
       return runInspect(rest, out);
+    }
+    case "conformance": {
+      const { runConformanceCommand } = await import("./conformance.js");
+      return runConformanceCommand(rest, out);
     }
     case "debug": {
       const { runDebug } = await import("./debug.js");

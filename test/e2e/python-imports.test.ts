@@ -2,7 +2,7 @@
 // (issue 19, part 3). dill pickles a class defined outside __main__ BY
 // REFERENCE, so the state's __provider names `<module>.GadgetProvider` and the
 // plugin must import that module as the program did. Each layout is a project
-// laid out in a sandbox with test/e2e/python-imports/gadgets.py in it, run by
+// laid out in a sandbox with src/conformance/scenarios/gadgets.py in it, run by
 // test/e2e/python-imports/driver.py as the Python language host would run it
 // (cwd = the engine's pwd, "." first on sys.path: docs/python-imports.md),
 // through up, refresh and destroy: refresh and destroy start new plugins that
@@ -17,7 +17,7 @@ import { expect } from "chai";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { REPO, SCENARIOS, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { E2E_ROOT, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 import type { Step } from "./python-driver.js";
 
@@ -161,7 +161,7 @@ const LAYOUTS: Record<string, Layout> = {
 /** Lays out the project under `dir`, returns its root. */
 function layOut(dir: string, layout: Layout): string {
   const root = path.join(dir, "project");
-  const gadgets = fs.readFileSync(`${FIXTURE}/gadgets.py`, "utf8");
+  const gadgets = fs.readFileSync(`${SCENARIOS}gadgets.py`, "utf8");
   for (const [rel, text] of Object.entries(layout.files)) {
     const file = path.join(root, rel);
     fs.mkdirSync(path.dirname(file), { recursive: true });

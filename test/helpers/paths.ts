@@ -3,8 +3,10 @@ import { fileURLToPath } from "node:url";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 export const FIXTURES = `${REPO}test/fixtures/`;
+/** The provider scenario modules the conformance cases name, shipped in the package (src/conformance/scenarios). */
+export const SCENARIOS = `${REPO}src/conformance/scenarios/`;
 /** The program directory Node plugins run in: @pulumi/pulumi resolves from the repo's node_modules above it. */
-export const NODE_PROGRAM = `${FIXTURES}node-program`;
+export const NODE_PROGRAM = `${SCENARIOS}node-program`;
 /**
  * The directory holding our two plugin names under test: the checkout's bin/,
  * or an installed copy named by PULUMI_DYNAMIC_HOST_UNDER_TEST (npm's bin, an
@@ -18,7 +20,9 @@ export const OUR_PYTHON_PLUGIN = `${OUR_PLUGIN_DIR}/pulumi-resource-pulumi-pytho
 export const CEILING_PLUGIN = `${REPO}dist/bundle/bench/ceiling-plugin.js`;
 export const REFERENCE_NODE_PLUGIN = `${REPO}node_modules/@pulumi/pulumi/cmd/dynamic-provider/index.js`;
 /** The program directory Python plugins run in (it holds the program-local module provider.py). */
-export const PYTHON_PROGRAM = `${FIXTURES}python-program`;
+export const PYTHON_PROGRAM = `${SCENARIOS}python-program`;
 /** The test virtualenv scripts/setup.sh builds: pinned pulumi and dill from PyPI. */
 export const TEST_VENV = `${REPO}.cache/test-venv`;
 export const VENV_PYTHON = `${TEST_VENV}/bin/python`;
+/** The virtualenv of a second CPython minor scripts/setup.sh keeps beside the test one (version-drift cases). */
+export const OTHER_PYTHON = `${REPO}.cache/test-venv-other/bin/python`;

@@ -1,20 +1,23 @@
 // `__provider` payloads made by the real SDK serializers at test time.
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { FIXTURES, VENV_PYTHON } from "./paths.js";
+import { existsSync } from "node:fs";
+import { FIXTURES, SCENARIOS, VENV_PYTHON } from "./paths.js";
 
 const require = createRequire(import.meta.url);
 const cache = new Map<string, Promise<string>>();
 
 /**
- * The Node closure text of the named provider, from a fixture module in
+ * The Node closure text of the named provider, from a scenario module of the
+ * conformance kit (src/conformance/scenarios/node) or a fixture module in
  * test/fixtures that exports `serialize(name)` (node-providers.cjs by default).
  */
 export function nodeProvider(name: string, fixture = "node-providers.cjs"): Promise<string> {
   const key = `${fixture}#${name}`;
   let text = cache.get(key);
   if (!text) {
-    const fixtures = require(`${FIXTURES}${fixture}`);
+    const scenario = `${SCENARIOS}node/${fixture}`;
+    const fixtures = require(existsSync(scenario) ? scenario : `${FIXTURES}${fixture}`);
     text = fixtures.serialize(name) as Promise<string>;
     cache.set(key, text);
   }
@@ -30,15 +33,16 @@ export const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
 const pythonPayloads = new Map<string, Record<string, string>>();
 
 /**
- * The Python `__provider` payload of the named provider in a fixture module
- * of test/fixtures (python_providers.py by default), made by the SDK's
+ * The Python `__provider` payload of the named provider in a scenario module
+ * of src/conformance/scenarios or a fixture module of test/fixtures (python_providers.py by default), made by the SDK's
  * serialize_provider in the test virtualenv: the module is run once, for all
  * its providers, and the payloads are kept.
  */
 export function pythonProvider(name: string, fixture = "python_providers.py"): string {
   let payloads = pythonPayloads.get(fixture);
   if (!payloads) {
-    const out = execFileSync(VENV_PYTHON, [`${FIXTURES}${fixture}`], { cwd: FIXTURES, encoding: "utf8" });
+    const dir = existsSync(`${SCENARIOS}${fixture}`) ? SCENARIOS : FIXTURES;
+    const out = execFileSync(VENV_PYTHON, [`${dir}${fixture}`], { cwd: dir, encoding: "utf8" });
     payloads = JSON.parse(out) as Record<string, string>;
     pythonPayloads.set(fixture, payloads);
   }

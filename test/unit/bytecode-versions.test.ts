@@ -6,7 +6,7 @@ import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import { bytecodeFits, KNOWN_MINORS } from "../../src/python-bridge/bytecode-versions.js";
 import { inspectPayload } from "../../src/python-bridge/pickle-inspect.js";
-import { FIXTURES, REPO, VENV_PYTHON } from "../helpers/paths.js";
+import { REPO, SCENARIOS, VENV_PYTHON } from "../helpers/paths.js";
 
 const PYTHONS = [VENV_PYTHON, `${REPO}.cache/test-venv-other/bin/python`];
 
@@ -38,7 +38,7 @@ describe("bytecode versions (which CPython compiled a pickled code object)", fun
 
     it(`${python.slice(REPO.length)}: a provider pickled by its SDK is said to be of that minor alone`, function () {
       const minor = execFileSync(python, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], { encoding: "utf8" }).trim();
-      const payload = execFileSync(python, [`${FIXTURES}python_drift_provider.py`], { cwd: FIXTURES, encoding: "utf8" }).trim();
+      const payload = execFileSync(python, [`${SCENARIOS}python_drift_provider.py`], { cwd: SCENARIOS, encoding: "utf8" }).trim();
       const inspection = inspectPayload(payload);
       expect(inspection.ok).to.equal(true);
       const code = inspection.ok ? inspection.facts.code : undefined;

@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { doctor, runDoctor } from "../../src/cli/doctor.js";
-import { FIXTURES, PYTHON_PROGRAM, NODE_PROGRAM, REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { FIXTURES, PYTHON_PROGRAM, NODE_PROGRAM, REPO, SCENARIOS, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";
 import { encryptedSecret, NODE_TYPE, plaintextSecret, PYTHON_TYPE, removeTemps, runVenvPython, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";
 
@@ -262,7 +262,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     it("code pickled by another Python that the plugin would find beside the program's virtualenv", async function () {
       const other = `${REPO}.cache/test-venv-other/bin/python`;
       const minor = execFileSync(other, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"], { encoding: "utf8" }).trim();
-      const payload = execFileSync(other, [`${FIXTURES}python_drift_provider.py`], { cwd: FIXTURES, encoding: "utf8" }).trim();
+      const payload = execFileSync(other, [`${SCENARIOS}python_drift_provider.py`], { cwd: SCENARIOS, encoding: "utf8" }).trim();
       const run = await check(PYTHON_PROGRAM, [{ type: PYTHON_TYPE, name: "drift", provider: payload }]);
       expect(run.problems).to.deep.equal([]);
       expect(run.out.find((l) => l.includes(p("drift")))).to.match(

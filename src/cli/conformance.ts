@@ -1,0 +1,123 @@
+// pulumi-dynamic-host conformance: runs the conformance table (src/conformance)
+// against a dynamic-provider plugin command, as the engine would run it, in the
+// current project (its @pulumi/pulumi, its Python), and prints a table or JSON.
+import type { Language } from "../conformance/case.js";
+import { exitCode, header, summary, toJson, verdictLines } from "../conformance/report.js";
+import { resolvePayloadPython } from "../conformance/payloads-python.js";
+import { pythonReferenceCommand } from "../conformance/python-reference.js";
+import { commandFromString, runConformance } from "../conformance/run.js";
+import { pluginLaunch } from "./plugin-launch.js";
+
+export const CONFORMANCE_USAGE = `  pulumi-dynamic-host conformance --plugin <command> --language <nodejs|python>
+                                  [--reference <command>] [--only <id prefix or glob>] [--json]
+                                  [--other-python <path>]
+      run the conformance cases against a dynamic-provider plugin started as the engine starts it
+      (<command> plus the engine address), with payloads made by the SDK of the project here;
+      exit 0 only when every case passes (docs/conformance.md)
+      <command> "reference" (Python): \`<python> -u -m pulumi.dynamic\` with the interpreter the reference's
+      launcher would pick for the program; --other-python: a Python of another CPython minor with pulumi
+      and dill (the version-drift case; otherwise searched for as the plugin searches)
+`;
+
+type Out = (line: string) => void;
+
+interface Args {
+  plugin: string;
+  language: Language;
+  reference?: string;
+  only?: string;
+  json: boolean;
+  otherPython?: string;
+}
+
+function parse(args: readonly string[]): Args | string {
+  const got: Partial<Args> = { json: false };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const [flag, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
+    const value = () => {
+      const v = inline ?? args[++i];
+      if (v === undefined || v === "") throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    try {
+      switch (flag) {
+        case "--plugin":
+          got.plugin = value();
+          break;
+        case "--reference":
+          got.reference = value();
+          break;
+        case "--language": {
+          const l = value();
+          if (l !== "nodejs" && l !== "python") return `--language must be nodejs or python, not ${JSON.stringify(l)}`;
+          got.language = l;
+          break;
+        }
+        case "--only":
+          got.only = value();
+          break;
+        case "--json":
+          got.json = true;
+          break;
+        case "--other-python":
+          got.otherPython = value();
+          break;
+        default:
+          return `unknown argument ${JSON.stringify(a)}`;
+      }
+    } catch (e) {
+      return (e as Error).message;
+    }
+  }
+  if (!got.plugin) return "--plugin <command> is required";
+  if (!got.language) return "--language <nodejs|python> is required";
+  return got as Args;
+}
+
+export async function runConformanceCommand(args: readonly string[], out: Out): Promise<number> {
+  const parsed = parse(args);
+  if (typeof parsed === "string") {
+    process.stderr.write(`pulumi-dynamic-host conformance: ${parsed}\nusage:\n${CONFORMANCE_USAGE}`);
+    return 2;
+  }
+  if (parsed.language === "python") {
+    // As the engine starts a plugin: the project's runtime.options (virtualenv, toolchain) become PULUMI_RUNTIME_*.
+    Object.assign(process.env, pluginLaunch(process.cwd(), process.env).runtimeEnv);
+    // Every case needs payloads: an interpreter without pulumi or dill is said once, before any plugin starts.
+    try {
+      resolvePayloadPython(process.cwd(), process.env);
+    } catch (e) {
+      process.stderr.write(`pulumi-dynamic-host ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  const command = (text: string) =>
+    text === "reference" && parsed.language === "python"
+      ? pythonReferenceCommand("reference (python -m pulumi.dynamic)", undefined, () => resolvePayloadPython(process.cwd(), process.env).interpreter.python)
+      : commandFromString(text);
+  const plugin = command(parsed.plugin);
+  const reference = parsed.reference ? command(parsed.reference) : undefined;
+  if (!parsed.json) out(header({ language: parsed.language, plugin: plugin.label, reference: reference?.label }));
+  let report;
+  try {
+    report = await runConformance({
+      language: parsed.language,
+      plugin,
+      reference,
+      only: parsed.only,
+      otherPython: parsed.otherPython,
+      projectDir: process.cwd(),
+      onVerdict: parsed.json ? undefined : (v) => verdictLines(v).forEach(out),
+    });
+  } catch (e) {
+    process.stderr.write(`pulumi-dynamic-host conformance: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 2;
+  }
+  if (report.verdicts.length === 0) {
+    process.stderr.write(`pulumi-dynamic-host conformance: no ${parsed.language} case matches ${JSON.stringify(parsed.only ?? "")}\n`);
+    return 2;
+  }
+  out(parsed.json ? toJson(report) : summary(report));
+  return exitCode(report);
+}

@@ -1,0 +1,519 @@
+// The engine-like driver of the conformance kit: starts a plugin command the
+// way the engine does (cwd = the program directory, its own process group, the
+// engine address as the last argument, the port read from the first stdout
+// line, stdin a pipe never written to), runs the cases of a session against it,
+// and judges what it answered: against the recorded expectations (one plugin)
+// or against another plugin side by side.
+import assert from "node:assert/strict";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { Case, CaseContext, LaunchedPlugin, LaunchSpec, Language, RunResult, RunSpec, Session } from "./case.js";
+import { loadSdk, ProviderClient, type Sdk } from "./client.js";
+import { makePayload, nodeScenario, type Program } from "./payloads.js";
+
+/** A plugin as a command line: argv[0] is run directly (as the engine runs a plugin executable). */
+export interface PluginCommand {
+  /** How the table names it ("ours", "reference", or the command as given). */
+  label: string;
+  argv: string[];
+  /** Added to (undefined: removed from) the environment. */
+  env?: Record<string, string | undefined>;
+  /**
+   * At every start, the command line and environment for that working directory and
+   * environment, when they depend on them (a launcher script's choices: the Python
+   * reference's interpreter and PATH follow the program's virtualenv).
+   */
+  prepare?(cwd: string, env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv };
+}
+
+/** The command line and environment `c` starts with in `cwd`, with `extra` over the kit's environment. */
+function commandLine(c: PluginCommand, cwd: string, extra?: Record<string, string | undefined>): { argv: string[]; env: NodeJS.ProcessEnv } {
+  const env = environment(c.env, extra);
+  return c.prepare ? c.prepare(cwd, env) : { argv: c.argv, env };
+}
+
+/** A command given as one string (the CLI's --plugin): run by sh with `exec`, so the plugin itself leads the process group. */
+export function shellCommand(command: string, label = command): PluginCommand {
+  return { label, argv: ["/bin/sh", "-c", `exec ${command} "$@"`, "sh"] };
+}
+
+/** What a case is run against: a plugin command, the program it runs in, the SDK the kit speaks with. */
+export interface Target {
+  command: PluginCommand;
+  program: Program;
+  sdk: Sdk;
+}
+
+export function target(command: PluginCommand, program: Program, sdkFrom?: string): Target {
+  return { command, program, sdk: loadSdk(sdkFrom) };
+}
+
+/** A fake engine address: plugins never dial it unless they log. */
+export const ENGINE_ADDRESS = "127.0.0.1:1";
+
+// ---------------------------------------------------------------- processes
+
+export class PluginProcess implements LaunchedPlugin {
+  readonly stdout: string[] = [];
+  private stderrBuf = "";
+  private stdoutBuf = "";
+  private waiters: (() => void)[] = [];
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  port = 0;
+  private clientInstance?: ProviderClient;
+
+  private constructor(readonly label: string, readonly child: ChildProcess, private readonly sdk: Sdk) {
+    this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    child.on("error", () => undefined);
+    child.stdout!.setEncoding("utf8");
+    child.stderr!.setEncoding("utf8");
+    child.stdout!.on("data", (d: string) => {
+      this.stdoutBuf += d;
+      let i: number;
+      while ((i = this.stdoutBuf.indexOf("\n")) >= 0) {
+        this.stdout.push(this.stdoutBuf.slice(0, i));
+        this.stdoutBuf = this.stdoutBuf.slice(i + 1);
+      }
+      this.notify();
+    });
+    child.stderr!.on("data", (d: string) => {
+      this.stderrBuf += d;
+      this.notify();
+    });
+  }
+
+  private stdinWriteEnd?: number;
+
+  static async launch(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_ADDRESS): Promise<PluginProcess> {
+    const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
+    const line = commandLine(t.command, cwd, spec.env);
+    const [file, ...pre] = line.argv;
+    let stdin: "pipe" | number = "pipe";
+    let writeEnd: number | undefined;
+    if (spec.pipeStdin) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-stdin-"));
+      const fifo = path.join(dir, "stdin");
+      execFileSync("mkfifo", [fifo]);
+      // O_RDWR opens without waiting for a reader; the child gets its own read end.
+      writeEnd = fs.openSync(fifo, fs.constants.O_RDWR);
+      stdin = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+    const child = spawn(file, [...pre, ...(spec.args ?? [engineAddress])], {
+      cwd,
+      env: line.env,
+      stdio: [stdin, "pipe", "pipe"],
+      detached: true,
+    });
+    if (typeof stdin === "number") fs.closeSync(stdin);
+    const p = new PluginProcess(t.command.label, child, t.sdk);
+    p.stdinWriteEnd = writeEnd;
+    void p.exited.then(() => p.closeFifo());
+    try {
+      await p.until(() => p.stdout.length > 0, "the port line", 60_000, true);
+    } catch (e) {
+      await p.stop();
+      throw e;
+    }
+    const port = Number(p.stdout[0].trim());
+    if (!Number.isInteger(port) || port <= 0) {
+      await p.stop();
+      throw new Error(`${p.label} wrote ${JSON.stringify(p.stdout[0])} instead of a port on its first stdout line`);
+    }
+    p.port = port;
+    return p;
+  }
+
+  get stderr(): string {
+    return this.stderrBuf;
+  }
+
+  exitCode(): number | null {
+    return this.child.exitCode;
+  }
+
+  private closeFifo(): void {
+    if (this.stdinWriteEnd !== undefined) fs.closeSync(this.stdinWriteEnd);
+    this.stdinWriteEnd = undefined;
+  }
+
+  closeStdin(): Promise<void> {
+    if (this.stdinWriteEnd !== undefined) {
+      this.closeFifo();
+      return Promise.resolve();
+    }
+    const stdin = this.child.stdin;
+    if (!stdin || stdin.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      stdin.once("close", () => resolve());
+      stdin.end();
+    });
+  }
+
+  get userStdout(): string[] {
+    return this.stdout.slice(1);
+  }
+
+  get client(): ProviderClient {
+    return (this.clientInstance ??= new ProviderClient(`127.0.0.1:${this.port}`, this.sdk));
+  }
+
+  groupPids(): number[] {
+    const pgid = this.child.pid!;
+    const pids: number[] = [];
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (Number(fields[2]) === pgid && fields[0] !== "Z") pids.push(Number(entry));
+      } catch {
+        // ended while we looked
+      }
+    }
+    return pids;
+  }
+
+  until(cond: () => boolean, what: string, ms: number = 30_000, failOnExit = false): Promise<void> {
+    if (cond()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`${this.label}: timed out waiting for ${what}; stdout=${JSON.stringify(this.stdout)} stderr=${JSON.stringify(this.stderrBuf)}`));
+      }, ms);
+      const check = () => {
+        if (cond()) {
+          done();
+          resolve();
+        }
+      };
+      const onExit = () => {
+        if (failOnExit && !cond()) {
+          done();
+          reject(new Error(`${this.label} exited before ${what}; stderr=${JSON.stringify(this.stderrBuf)}`));
+        }
+      };
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+        this.child.removeListener("exit", onExit);
+      };
+      this.waiters.push(check);
+      this.child.once("exit", onExit);
+    });
+  }
+
+  private notify(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  async stop(): Promise<{ code: number | null; signal: string | null }> {
+    this.clientInstance?.close();
+    if (this.child.exitCode === null && this.child.signalCode === null && this.child.pid !== undefined) {
+      signalGroup(this.child.pid, "SIGINT");
+      const timer = setTimeout(() => signalGroup(this.child.pid!, "SIGKILL"), 5000);
+      const exit = await this.exited;
+      clearTimeout(timer);
+      return exit;
+    }
+    return this.exited;
+  }
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+function environment(...layers: (Record<string, string | undefined> | undefined)[]): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const layer of layers) for (const [k, v] of Object.entries(layer ?? {})) if (v === undefined) delete env[k];
+  else env[k] = v;
+  return env;
+}
+
+/** Runs the command with `args` to its end; killed (with its group) after `ms`. */
+function runToExit(t: Target, args: string[], spec: RunSpec = {}): Promise<RunResult> {
+  const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
+  const line = commandLine(t.command, cwd, spec.env);
+  const [file, ...pre] = line.argv;
+  return new Promise((resolve) => {
+    const child = spawn(file, [...pre, ...args], { cwd, env: line.env, detached: true });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+      if (spec.stopAtPort && stdout.includes("\n")) signalGroup(child.pid!, "SIGKILL");
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => signalGroup(child.pid!, "SIGKILL"), spec.ms ?? 30_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      resolve({ status: null, signal: null, stdout, stderr: stderr + String(e) });
+    });
+    child.on("close", (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
+
+// ---------------------------------------------------------------- the engine's Log, when a session asks for it
+
+class LogSink {
+  readonly logs: { severity: number; urn: string; message: string }[] = [];
+  private constructor(private readonly server: any, readonly address: string) {}
+
+  static async start(sdk: Sdk): Promise<LogSink> {
+    const server = new sdk.grpc.Server();
+    let sink!: LogSink;
+    const unimplemented = (_call: unknown, cb: (e: unknown) => void) => cb({ code: sdk.grpc.status.UNIMPLEMENTED });
+    server.addService(sdk.engineGrpc.EngineService, {
+      log(call: any, cb: (e: unknown, r: unknown) => void) {
+        const r = call.request;
+        sink.logs.push({ severity: r.getSeverity(), urn: r.getUrn(), message: r.getMessage() });
+        cb(null, new sdk.emptyPb.Empty());
+      },
+      getRootResource: unimplemented,
+      setRootResource: unimplemented,
+      startDebugging: unimplemented,
+      requirePulumiVersion: unimplemented,
+    });
+    const port: number = await new Promise((resolve, reject) =>
+      server.bindAsync("127.0.0.1:0", sdk.grpc.ServerCredentials.createInsecure(), (e: Error | null, p: number) => (e ? reject(e) : resolve(p))),
+    );
+    sink = new LogSink(server, `127.0.0.1:${port}`);
+    return sink;
+  }
+
+  stop(): void {
+    this.server.forceShutdown();
+  }
+}
+
+// ---------------------------------------------------------------- sessions
+
+let barriers = 0;
+
+/** One session's plugin process under one target, and the context its cases get. */
+export class SessionRun {
+  plugin?: PluginProcess;
+  private sink?: LogSink;
+
+  private constructor(readonly session: Session, readonly target: Target) {}
+
+  static async start(session: Session, t: Target): Promise<SessionRun> {
+    if (session.language !== t.program.language) throw new Error(`session ${session.id} is ${session.language}, the target runs ${t.program.language}`);
+    const run = new SessionRun(session, t);
+    try {
+      if (session.launch?.engine) run.sink = await LogSink.start(t.sdk);
+      run.plugin = await PluginProcess.launch(t, session.launch, run.sink?.address);
+      if (session.setup) {
+        const ctx = run.context();
+        try {
+          await session.setup(ctx.ctx);
+        } finally {
+          await ctx.finish();
+        }
+      }
+    } catch (e) {
+      await run.stop();
+      throw e;
+    }
+    return run;
+  }
+
+  async stop(): Promise<void> {
+    await this.plugin?.stop();
+    this.sink?.stop();
+  }
+
+  /** A fresh context for one case: what it launches or defers is undone by finish(). */
+  context(): { ctx: CaseContext; finish(): Promise<void> } {
+    const t = this.target;
+    const plugin = this.plugin!;
+    const language: Language = this.session.language;
+    const cleanups: (() => void | Promise<void>)[] = [];
+    const urn = (name: string, type = language === "nodejs" ? "pulumi-nodejs:dynamic:Resource" : "pulumi-python:dynamic:Resource") =>
+      `urn:pulumi:dev::proj::${type}::${name}`;
+    const ctx: CaseContext = {
+      language,
+      client: plugin.client,
+      plugin,
+      program: t.program,
+      programDir: t.program.programDir,
+      payload: (name, scenario) => makePayload(t.program, name, scenario),
+      scenarioModule: (scenario) => nodeScenario(t.program, scenario),
+      urn,
+      mark: () => plugin.stderr.length,
+      stderrSince: (mark) => stderrBarrier(ctx, plugin, mark),
+      userStdout: () => plugin.userStdout,
+      stderr: () => plugin.stderr,
+      logs: () => this.sink?.logs ?? [],
+      launch: async (spec) => {
+        const p = await PluginProcess.launch(t, spec);
+        cleanups.push(() => p.stop().then(() => undefined));
+        return p;
+      },
+      run: (args, spec) => runToExit(t, args, spec),
+      defer: (f) => void cleanups.push(f),
+    };
+    return {
+      ctx,
+      finish: async () => {
+        for (const f of cleanups.reverse()) await f();
+      },
+    };
+  }
+}
+
+/**
+ * A request whose provider prints a unique marker to stderr, sent and awaited:
+ * a plugin writes its stderr in order, so whatever earlier requests printed lies
+ * before the marker. Node: a Check that throws (the plugin echoes `${e}: ${e.stack}`);
+ * Python: a Create whose provider prints (scenario python_providers, provider scripted).
+ */
+async function stderrBarrier(ctx: CaseContext, plugin: PluginProcess, from: number): Promise<string> {
+  const marker = `stderr-barrier-${++barriers}`;
+  const scripted = await ctx.payload("scripted");
+  let echo: string;
+  if (ctx.language === "nodejs") {
+    const o = await plugin.client.check({ urn: ctx.urn("barrier"), news: { __provider: scripted, act: "throw", msg: marker } });
+    if (o.code !== 2 || o.details !== marker) throw new Error(`the stderr barrier Check answered ${JSON.stringify(o)}, not UNKNOWN ${marker}`);
+    echo = `Error: ${marker}: `;
+  } else {
+    const o = await plugin.client.create({ urn: ctx.urn("barrier"), properties: { __provider: scripted, act: "print", msg: marker } });
+    if (o.code !== 0) throw new Error(`the stderr barrier Create failed: ${o.details}`);
+    echo = `stderr from create ${marker}\n`;
+  }
+  await plugin.until(() => plugin.stderr.indexOf(echo, from) >= 0, `the stderr barrier ${marker}`);
+  return plugin.stderr.slice(from, plugin.stderr.indexOf(echo, from));
+}
+
+// ---------------------------------------------------------------- judging
+
+/** "not run": the case needs something the project lacks (a package); it counts as not passed. */
+export type Status = "pass" | "fail" | "deliberate" | "not run";
+
+export interface Verdict {
+  id: string;
+  title: string;
+  status: Status;
+  /** For "deliberate": which recorded side the plugin answered as ("ours" or "reference"). */
+  side?: "ours" | "reference";
+  /** Where the deliberate difference is documented. */
+  doc?: string;
+  /** For "fail": what differed. */
+  message?: string;
+}
+
+/** Runs a case's ask in a fresh context of `run`; the context's launches and cleanups are undone after. */
+export async function observe<O>(c: Case<O>, run: SessionRun, ms = c.timeoutMs ?? 300_000): Promise<{ obs: O; ctx: CaseContext }> {
+  const { ctx, finish } = run.context();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${run.target.command.label}: no answer within ${ms / 1000} s`)), ms);
+    });
+    const obs = await Promise.race([c.ask(ctx), timeout]);
+    return { obs, ctx };
+  } finally {
+    clearTimeout(timer);
+    await finish();
+  }
+}
+
+function attempt(f: () => void): string | undefined {
+  try {
+    f();
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/**
+ * One plugin against the recorded expectations: `expect`, and for a deliberate difference
+ * the answer of either side as recorded (reported with the side it matched).
+ */
+export function judgeOne<O>(c: Case<O>, obs: O, ctx: CaseContext): Verdict {
+  const base = { id: c.id, title: c.title };
+  const common = c.expect ? attempt(() => c.expect!(obs, ctx)) : undefined;
+  if (common !== undefined) return { ...base, status: "fail", doc: c.difference?.doc, message: common };
+  if (c.difference) {
+    const d = c.difference;
+    const asOurs = attempt(() => d.ours(obs, ctx));
+    const asRef = attempt(() => d.reference(obs, ctx));
+    // An answer both records allow (e.g. printing nothing where ours may print) shows no difference.
+    if (asOurs === undefined && asRef === undefined) return { ...base, status: "pass", doc: d.doc };
+    if (asOurs === undefined) return { ...base, status: "deliberate", side: "ours", doc: d.doc };
+    if (asRef === undefined) return { ...base, status: "deliberate", side: "reference", doc: d.doc };
+    return { ...base, status: "fail", doc: d.doc, message: `neither recorded answer: as ours: ${asOurs}\nas the reference: ${asRef}` };
+  }
+  return { ...base, status: "pass" };
+}
+
+/**
+ * Two plugins side by side. Both must meet `expect`. Without a difference they must also
+ * answer alike (`compare`); with one, `b` (the reference) must answer as the reference
+ * recorded, and `a` as ours recorded, or, unless `strict`, as the reference too.
+ */
+export function judgePair<O>(c: Case<O>, a: { obs: O; ctx: CaseContext }, b: { obs: O; ctx: CaseContext }, strict = false): Verdict {
+  const base = { id: c.id, title: c.title };
+  if (c.expect) {
+    for (const [side, x] of [["plugin", a], ["reference", b]] as const) {
+      const failed = attempt(() => c.expect!(x.obs, x.ctx));
+      if (failed !== undefined) return { ...base, status: "fail", doc: c.difference?.doc, message: `${side}: ${failed}` };
+    }
+  }
+  if (c.difference) {
+    const d = c.difference;
+    // A difference may still have a part both must share (given as an explicit compare).
+    if (typeof c.compare === "function") {
+      const pick = c.compare;
+      const differs = attempt(() => deepEqual(pick(a.obs), pick(b.obs)));
+      if (differs !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the two plugins answered differently where they must not: ${differs}` };
+    }
+    const refFails = attempt(() => d.reference(b.obs, b.ctx));
+    if (refFails !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the reference plugin did not answer as recorded: ${refFails}` };
+    const asOurs = attempt(() => d.ours(a.obs, a.ctx));
+    if (asOurs === undefined) {
+      // With a difference, a relation says how our recorded answer stands to the reference's.
+      const unrelated = c.relate ? attempt(() => c.relate!(a.obs, b.obs)) : undefined;
+      if (unrelated !== undefined) return { ...base, status: "fail", doc: d.doc, message: `the plugin beside the reference: ${unrelated}` };
+      return { ...base, status: "deliberate", side: "ours", doc: d.doc };
+    }
+    if (!strict && attempt(() => d.reference(a.obs, a.ctx)) === undefined) return { ...base, status: "deliberate", side: "reference", doc: d.doc };
+    return { ...base, status: "fail", doc: d.doc, message: `the plugin did not answer as recorded: ${asOurs}` };
+  }
+  if (c.compare !== false) {
+    const pick = c.compare ?? ((o: O) => o);
+    const differs = attempt(() => deepEqual(pick(a.obs), pick(b.obs)));
+    if (differs !== undefined) return { ...base, status: "fail", message: `the two plugins answered differently: ${differs}` };
+  }
+  if (c.relate) {
+    const unrelated = attempt(() => c.relate!(a.obs, b.obs));
+    if (unrelated !== undefined) return { ...base, status: "fail", message: `the plugin beside the reference: ${unrelated}` };
+  }
+  return { ...base, status: "pass" };
+}
+
+/** node:assert's diff shows the plugin's answer as "actual", the reference's as "expected". */
+function deepEqual(a: unknown, b: unknown): void {
+  assert.deepStrictEqual(a, b);
+}
+
+/** Groups cases by session, keeping table order (a session's cases run in the order they were declared). */
+export function bySession(cases: readonly Case[]): Map<Session, Case[]> {
+  const out = new Map<Session, Case[]>();
+  for (const c of cases) {
+    const key = [...out.keys()].find((s) => s.id === c.session.id) ?? c.session;
+    out.set(key, [...(out.get(key) ?? []), c]);
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+// `__provider` payloads made with the SDK installed in the current project,
+// from the provider scenarios shipped in src/conformance/scenarios: Node's with
+// the project's @pulumi/pulumi closure serializer, Python's with pulumi.dynamic's
+// serialize_provider in the interpreter the plugin would use.
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Language } from "./case.js";
+import { pythonPayloadsFor } from "./payloads-python.js";
+
+/** The scenarios as shipped: three folders up from dist/src/conformance or dist/bundle/cli is the package root. */
+export const SCENARIOS_DIR = fileURLToPath(new URL("../../../src/conformance/scenarios/", import.meta.url));
+
+/** Default scenario module of each language. */
+export const DEFAULT_SCENARIO: Record<Language, string> = { nodejs: "node-providers", python: "python_providers" };
+
+/** Where a language's program files and scenario modules are, for one run. */
+export interface Program {
+  language: Language;
+  /** The working directory plugins start in. */
+  programDir: string;
+  /** Where the scenario modules are loaded from (their SDK resolves from here). */
+  scenarioDir: string;
+  /** The Python that makes Python payloads; unset: the one the plugin would run (payloads-python.ts). */
+  python?: string;
+  /** A Python of another CPython minor with pulumi and dill (the version-drift case); unset: that case says it needs one. */
+  otherPython?: string;
+  /** Removes what was made for the run. */
+  cleanup(): void;
+}
+
+const PROGRAM_FILES: Record<Language, string> = { nodejs: "node-program", python: "python-program" };
+/** Node's scenario modules are in node/; Python's at the top (python-program/ is a module's program). */
+const SCENARIO_FILES: Record<Language, string> = { nodejs: "node", python: "." };
+
+/**
+ * The program for `language`. Without `projectDir`, the shipped scenario folders in
+ * place (a checkout, whose node_modules is above them). With it, a fresh folder in
+ * the project holding the program files and scenario modules, so that the scenarios
+ * and the plugins resolve the project's @pulumi/pulumi (and pulumi.dynamic) as a
+ * program of that project would.
+ */
+export function prepareProgram(language: Language, projectDir?: string, python?: string): Program {
+  const programSrc = path.join(SCENARIOS_DIR, PROGRAM_FILES[language]);
+  const scenarioSrc = path.join(SCENARIOS_DIR, SCENARIO_FILES[language]);
+  if (!projectDir) return { language, programDir: programSrc, scenarioDir: scenarioSrc, python, cleanup() {} };
+  const dir = fs.mkdtempSync(path.join(projectDir, ".pulumi-dynamic-host-conformance-"));
+  if (fs.existsSync(programSrc)) fs.cpSync(programSrc, dir, { recursive: true });
+  for (const f of fs.readdirSync(scenarioSrc)) {
+    const from = path.join(scenarioSrc, f);
+    if (fs.statSync(from).isFile() && !fs.existsSync(path.join(dir, f))) fs.cpSync(from, path.join(dir, f));
+  }
+  return { language, programDir: dir, scenarioDir: dir, python, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+const cache = new Map<string, Promise<Record<string, string>> | Promise<string>>();
+
+/** The payload of provider `name` of a scenario module (default: the language's). */
+export function makePayload(program: Program, name: string, scenario = DEFAULT_SCENARIO[program.language]): Promise<string> {
+  return program.language === "nodejs" ? nodePayload(program.scenarioDir, scenario, name) : pythonPayload(program, scenario, name);
+}
+
+/** A Node scenario module, loaded from the program's scenario folder (its SDK resolves from there). */
+export function nodeScenario(program: Program, scenario: string): any {
+  const file = path.join(program.scenarioDir, scenario.endsWith(".cjs") ? scenario : `${scenario}.cjs`);
+  return createRequire(file)(file);
+}
+
+/** A Node scenario module exports `serialize(name)`, which calls the closure serializer of the @pulumi/pulumi resolved from it. */
+export function nodePayload(scenarioDir: string, scenario: string, name: string): Promise<string> {
+  const file = path.join(scenarioDir, scenario.endsWith(".cjs") ? scenario : `${scenario}.cjs`);
+  const key = `${file}#${name}`;
+  let text = cache.get(key) as Promise<string> | undefined;
+  if (!text) {
+    const mod = createRequire(file)(file);
+    text = Promise.resolve(mod.serialize(name) as Promise<string>);
+    cache.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * A Python scenario module, run as a script in the scenario folder by the
+ * interpreter the plugin would use (payloads-python.ts), prints a JSON object of
+ * every provider's payload made by pulumi.dynamic's serialize_provider; it is
+ * run once per module and interpreter.
+ */
+export async function pythonPayload(program: Program, scenario: string, name: string): Promise<string> {
+  return pythonPayloadsFor(program).provider(name, scenario);
+}

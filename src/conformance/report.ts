@@ -1,0 +1,48 @@
+// The conformance report: a table for people, JSON for machines, and the exit code.
+import type { Verdict } from "./driver.js";
+import type { Report } from "./run.js";
+
+/** The table's word for a verdict. */
+export function label(v: Verdict): string {
+  if (v.status === "deliberate") return v.side === "reference" ? "deliberate (reference behaviour)" : "deliberate (ours)";
+  return v.status;
+}
+
+/** One line per case, a failure's difference indented below it. */
+export function verdictLines(v: Verdict): string[] {
+  const lines = [`${label(v).padEnd(32)} ${v.id}  ${v.title}`];
+  if (v.status === "deliberate" && v.doc) lines.push(`${" ".repeat(33)}documented difference: ${v.doc}`);
+  if (v.message) for (const l of v.message.split("\n")) lines.push(`${" ".repeat(33)}${l}`);
+  return lines;
+}
+
+export function header(r: Pick<Report, "language" | "plugin" | "reference">): string {
+  return r.reference
+    ? `conformance (${r.language}): ${r.plugin} side by side with the reference ${r.reference}`
+    : `conformance (${r.language}): ${r.plugin} against the recorded expectations`;
+}
+
+export function summary(r: Report): string {
+  const { pass, fail, deliberate, notRun } = r.counts;
+  const parts = [`${pass} pass`, `${deliberate} deliberate (answered as recorded)`, `${fail} fail`];
+  if (notRun > 0) parts.push(`${notRun} not run`);
+  return `${r.verdicts.length} cases: ${parts.join(", ")} — ${r.ok ? "conforms" : "does not conform"}`;
+}
+
+export function toJson(r: Report): string {
+  return JSON.stringify(
+    {
+      language: r.language,
+      plugin: r.plugin,
+      reference: r.reference ?? null,
+      ok: r.ok,
+      counts: r.counts,
+      cases: r.verdicts.map((v) => ({ id: v.id, title: v.title, status: v.status, side: v.side ?? null, doc: v.doc ?? null, message: v.message ?? null })),
+    },
+    null,
+    2,
+  );
+}
+
+/** 0 only when every case passed (deliberate differences answered as recorded included); 1 otherwise. */
+export const exitCode = (r: Report): number => (r.ok ? 0 : 1);
