@@ -142,7 +142,7 @@ export interface Case<O = any> {
   session: Session;
   /** The session's language. */
   language: Language;
-  /** Spec §9 row numbers or names (docs/parity.md, /work/shared/reference-behavior.md). */
+  /** Spec §9 row numbers or names (docs/parity.md and the reference-behaviour spec). */
   spec?: string[];
   /** Sends the requests and returns what is observed (Outcomes, texts, exit codes). */
   ask(ctx: CaseContext): Promise<O>;
