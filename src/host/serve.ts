@@ -34,7 +34,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
   const { runtime, afterPort } = await makeRuntime(mode, cwd);
   const { startServer } = await import("./server.js");
   let version: string | undefined;
-  const { server, port } = await startServer({
+  const { server, port, warmUp } = await startServer({
     mode,
     runtime,
     cwd,
@@ -45,6 +45,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
   process.stdout.write(`${port}\n`);
   log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
   afterPort?.();
+  warmUp();
   tierUpSooner();
 
   // On a signal, release the runtime's processes, then end as the reference of
