@@ -1,4 +1,4 @@
-// Bundles the host and the packages it runs with (grpc-js, protobufjs, execa,
+// Bundles the host and the packages it runs with (grpc-js, protobufjs,
 // zod, pickleparser, yaml, acorn) into a few ES modules under dist/bundle/cli,
 // which is what every name in bin/ loads (bin/launch.mjs). Node 20 resolves and links every file of an ES
 // module graph one by one; a bundle of the same code starts in a fraction of the
