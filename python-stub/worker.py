@@ -68,7 +68,12 @@ def _load_sibling(name, path=None):
 
     spec = importlib.util.spec_from_file_location(f"_pulumi_dynamic_host_{name}", path or os.path.join(_here, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # Started by start.py: from the compiled code it keeps between starts (bytecode.py).
+    bytecode = sys.modules.get("_pulumi_dynamic_host_bytecode")
+    if bytecode is not None:
+        exec(bytecode.code_of(spec.origin), module.__dict__)
+    else:
+        spec.loader.exec_module(module)
     return module
 
 

@@ -1,4 +1,4 @@
-// Bundles the host and the packages it runs with (grpc-js, protobufjs, execa,
+// Bundles the host and the packages it runs with (grpc-js, protobufjs,
 // zod, pickleparser, yaml, acorn) into a few ES modules under dist/bundle/cli,
 // which is what every name in bin/ loads (bin/launch.mjs). Node 20 resolves and links every file of an ES
 // module graph one by one; a bundle of the same code starts in a fraction of the
@@ -13,6 +13,26 @@ import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
 
+/**
+ * zod re-exports every one of its ~60 error-message locales (`z.locales`);
+ * the host uses none but the English one zod configures itself with. Bundled
+ * whole they were half of zod's 756 KB, which the Python bridge loads right
+ * after the port line (1.4 MiB of RSS, and the parse, measured for issue 21).
+ * The locales' index resolves to a module exporting only `en`.
+ */
+const zodEnglishOnly = {
+  name: "zod-english-only",
+  setup(b) {
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: "zod-locales", namespace: "zod-english-only", pluginData: args.resolveDir } : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "zod-english-only" }, (args) => ({
+      contents: 'export { default as en } from "../locales/en.js";',
+      resolveDir: args.pluginData,
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   splitting: true,
@@ -24,6 +44,7 @@ const common = {
   sourcemap: true,
   legalComments: "linked",
   logLevel: "warning",
+  plugins: [zodEnglishOnly],
 };
 
 /**

@@ -53,6 +53,8 @@ describe("what users install: the npm package, the single executable and the whe
         "proto/pulumirpc/provider.proto",
         "proto/google/rpc/status.proto",
         "python-stub/worker.py",
+        "python-stub/start.py",
+        "python-stub/bytecode.py",
         "python-stub/protocol.py",
         "python-stub/threads.py",
         "python-stub/output_capture.py",

@@ -1,8 +1,13 @@
 // What differs between the two plugin names before any provider code runs:
 // the package it serves, the refusal texts of RPCs it does not offer, argv
 // rules and the plugin version. Everything else is shared.
-import * as grpc from "@grpc/grpc-js";
 import type { Language } from "./runtime.js";
+
+// grpc status codes, as numbers: this module is in the entry's static imports,
+// and importing grpc-js for two constants would load and run all of grpc-js
+// (and protobufjs) before the host can start its Python worker.
+const UNKNOWN = 2;
+const UNIMPLEMENTED = 12;
 
 export interface Mode {
   language: Language;
@@ -28,7 +33,7 @@ export const NODEJS: Mode = {
   binary: "pulumi-resource-pulumi-nodejs",
   requiresEngineAddress: true,
   unimplemented: notByDynamic,
-  invoke: (tok) => ({ code: grpc.status.UNKNOWN, details: `unknown function ${tok}` }),
+  invoke: (tok) => ({ code: UNKNOWN, details: `unknown function ${tok}` }),
 };
 
 export const PYTHON: Mode = {
@@ -37,7 +42,7 @@ export const PYTHON: Mode = {
   binary: "pulumi-resource-pulumi-python",
   requiresEngineAddress: false,
   unimplemented: (rpc) => (pythonOverrides.has(rpc) ? notByDynamic(rpc) : "Method not implemented!"),
-  invoke: () => ({ code: grpc.status.UNIMPLEMENTED, details: notByDynamic("Invoke") }),
+  invoke: () => ({ code: UNIMPLEMENTED, details: notByDynamic("Invoke") }),
 };
 
 export const MODES: readonly Mode[] = [NODEJS, PYTHON];

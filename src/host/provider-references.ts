@@ -20,7 +20,7 @@
 // own package. The host never writes provider code anywhere: it only reads
 // this file.
 import fs from "node:fs";
-import { z } from "zod";
+import type { SectionSchema } from "./declaration-schema.js";
 import type { Language } from "./runtime.js";
 import { findProjectRoot, projectFile } from "./project-root.js";
 
@@ -49,17 +49,6 @@ export const REFERENCE_SYNTAX: Record<Language, { pattern: RegExp; shape: string
   nodejs: { pattern: NODE_REFERENCE, shape: '"<module>#<export>"', example: "./providers#textFileProvider" },
   python: { pattern: PYTHON_REFERENCE, shape: '"<module>:<attribute>"', example: "providers.counter:CounterProvider" },
 };
-
-const entrySchema = z.union([
-  z.string(),
-  z.object({ provider: z.string(), latestCode: z.boolean().optional() }).strict(),
-]);
-const sectionSchema = z
-  .object({
-    latestCode: z.boolean().optional(),
-    providers: z.record(z.string(), entrySchema).optional(),
-  })
-  .strict();
 
 /** A declaration that cannot be used: the file, the key and what is wrong. */
 export class DeclarationError extends Error {
@@ -93,11 +82,11 @@ export class ProviderReferences {
       return new ProviderReferences(language, file, new Map(), `${file} could not be read: ${(e as Error).message}`);
     }
     if (!text.includes(SECTION)) return new ProviderReferences(language, file, new Map());
-    // yaml is imported only for a project that uses the section: the serving path stays light.
-    const yaml = await import("yaml");
+    // yaml and zod are imported only for a project that uses the section: the serving path stays light.
+    const [yaml, { sectionSchema }] = await Promise.all([import("yaml"), import("./declaration-schema.js")]);
     // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
     const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
-    return parseSection(parse, text, file, root, language);
+    return parseSection(parse, sectionSchema, text, file, root, language);
   }
 
   /** The declaration for `typeToken`, or undefined; throws when the project's section is malformed. */
@@ -124,7 +113,14 @@ export class ProviderReferences {
   }
 }
 
-function parseSection(parse: (text: string) => unknown, text: string, file: string, root: string, language: Language): ProviderReferences {
+function parseSection(
+  parse: (text: string) => unknown,
+  sectionSchema: SectionSchema,
+  text: string,
+  file: string,
+  root: string,
+  language: Language,
+): ProviderReferences {
   let doc: unknown;
   try {
     doc = parse(text);

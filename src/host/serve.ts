@@ -34,7 +34,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
   const { runtime, afterPort } = await makeRuntime(mode, cwd);
   const { startServer } = await import("./server.js");
   let version: string | undefined;
-  const { server, port } = await startServer({
+  const { server, port, warmUp } = await startServer({
     mode,
     runtime,
     cwd,
@@ -45,6 +45,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
   process.stdout.write(`${port}\n`);
   log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
   afterPort?.();
+  warmUp();
   tierUpSooner();
 
   // On a signal, release the runtime's processes, then end as the reference of
@@ -66,7 +67,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
       process.exit();
     }
   };
-  // `on`, not `once`: execa's signal-exit re-raises a signal it thinks nobody else handles.
+  // `on`, not `once`: a second signal while stopping must not find Node's default (death by the signal).
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(signal, signal));
   // The engine gives us a stdin pipe it never writes to: EOF means it is gone.
   if (isPipe(0)) {

@@ -94,7 +94,7 @@ function encodeWithBytes(type: protobuf.Type, message: object): protobuf.Writer 
   return twin.encode(withBytes);
 }
 
-export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplementation {
+export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): grpc.UntypedServiceImplementation {
   const { mode } = opts;
   // Attach (debug mode) names the engine after the host started: messages go to the engine attached last.
   let toEngine = engineLog(opts.engineAddress);
@@ -105,6 +105,9 @@ export function serviceHandlers(opts: HostOptions): grpc.UntypedServiceImplement
     close: () => toEngine.close(),
   };
   const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: viaAttached });
+  // The first resource call asks whether the engine's Log can be reached (a connection and a
+  // health check, ≈ 10 ms): asked once the port line is out, it is answered by the time that call comes.
+  warmUps?.push(() => void viaAttached.reachable());
   // Every answer's error text is kept free of the secrets the requests and the config mark.
   const redaction = new Redaction();
   const unary = redactingUnary(redaction);
@@ -231,11 +234,16 @@ function tooDeep(deep: TooDeep, maxDepth: number, listCost: number): string {
 }
 
 /** Binds 127.0.0.1:0 and resolves the port once the server is listening. */
-export async function startServer(opts: HostOptions): Promise<{ server: grpc.Server; port: number }> {
+/**
+ * `warmUp`: what the host may do once its port line is out, ahead of the
+ * first requests that need it (a server started for tests need not call it).
+ */
+export async function startServer(opts: HostOptions): Promise<{ server: grpc.Server; port: number; warmUp: () => void }> {
   const server = new grpc.Server(SERVER_OPTIONS);
-  server.addService(serviceDefinition("checked"), serviceHandlers(opts));
+  const warmUps: (() => void)[] = [];
+  server.addService(serviceDefinition("checked"), serviceHandlers(opts, warmUps));
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`127.0.0.1:${opts.port ?? 0}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
   });
-  return { server, port };
+  return { server, port, warmUp: () => warmUps.splice(0).forEach((w) => w()) };
 }
