@@ -121,7 +121,7 @@ export async function runDebug(args: readonly string[], out: Out): Promise<numbe
   out(`then run pulumi up (or preview, refresh, destroy) as usual; stop this with Ctrl-C.`);
   afterPort?.();
 
-  // `on`, not `once`: a second signal must not find Node's default (death by the signal).
+  // `on`, not `once`: execa's signal-exit (Python mode) re-raises a signal no listener is left for.
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.on("SIGINT", stop);

@@ -67,7 +67,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
       process.exit();
     }
   };
-  // `on`, not `once`: a second signal while stopping must not find Node's default (death by the signal).
+  // `on`, not `once`: execa's signal-exit re-raises a signal it thinks nobody else handles.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void stop(signal, signal));
   // The engine gives us a stdin pipe it never writes to: EOF means it is gone.
   if (isPipe(0)) {

@@ -2,10 +2,10 @@
 // the host can start its first worker before anything else loads (grpc-js,
 // the bridge's other modules): the worker's own start-up (the interpreter,
 // then `import pulumi`, dill, grpc and protobuf: ~190 ms here) then runs on
-// the second core while those load. Node's own child_process, not execa:
-// loading execa and its spawn took 30-50 ms of that critical path
-// (docs/performance.md), and the host uses none of what execa adds.
-import { spawn, type ChildProcess } from "node:child_process";
+// the second core while those load. Workers are spawned with execa, as the
+// design asks; loading its chunk costs about 23 ms before the first worker
+// starts (docs/performance.md).
+import { execa } from "execa";
 import path from "node:path";
 import { assetDirectory } from "../host/assets.js";
 import { MAX_TIMER_MS } from "../host/deadline.js";
@@ -44,59 +44,28 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
  * `cwd` is the program's (the engine's pwd for the plugin); the worker also
  * gets the program's import paths (program-paths.ts).
  */
-export function spawnWorker(interpreter: Interpreter, cwd: string, script = workerSettings().script, stdout: "inherit" | "pipe" = "inherit"): WorkerChild {
+export function spawnWorker(interpreter: Interpreter, cwd: string, script = workerSettings().script, stdout: "inherit" | "pipe" = "inherit") {
   // The host's own worker goes through start.py, which runs it from compiled code kept between
   // starts (python-stub/bytecode.py); a worker script of the user's (the setting above) runs as it is.
   const args = script === workerScript() ? ["-u", path.join(path.dirname(script), "start.py"), script] : ["-u", script];
-  const child = spawn(interpreter.python, args, {
+  const child = execa(interpreter.python, args, {
     cwd,
     env: { ...interpreter.env, ...programPathEnv(cwd, interpreter.env), PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" },
+    extendEnv: false,
     stdio: ["ignore", stdout, "pipe", "pipe"],
+    buffer: false,
+    reject: false,
+    cleanup: true,
     windowsHide: true,
   });
-  // Nothing is read before the WorkerProcess that takes this child over
-  // attaches its listeners and resumes these (a worker started before the
-  // port line waits in the host for a while): paused, they keep every byte.
+  // With `buffer: false`, execa starts a stream nobody reads by the next turn
+  // of the event loop, and what flows out then is gone: the worker's first
+  // stderr lines, its $/ready. Paused, the streams keep every byte for the
+  // WorkerProcess that takes this child over and resumes them.
   child.stderr!.pause();
   (child.stdio[3] as unknown as NodeJS.ReadableStream).pause();
   child.stdout?.pause();
-  // A spawn that failed (no such interpreter) reports it here; WorkerProcess takes it from `exited`.
-  child.once("error", () => undefined);
-  killOnExit(child);
   return child;
-}
-
-const live = new Set<ChildProcess>();
-
-/** Workers die with the host, whichever way it exits (a worker also stops when its channel closes). */
-function killOnExit(child: ChildProcess): void {
-  if (live.size === 0) process.once("exit", killLive);
-  live.add(child);
-  const forget = () => {
-    live.delete(child);
-    if (live.size === 0) process.removeListener("exit", killLive);
-  };
-  child.once("exit", forget);
-  child.once("error", forget);
-}
-
-function killLive(): void {
-  for (const child of live) child.kill("SIGKILL");
-}
-
-/**
- * Settles once `child` is over: its exit code and signal, or, for a process
- * that never started, the spawn error (which comes without an exit event).
- */
-export function childExit(child: WorkerChild): Promise<{ code: number | null; signal: string | null; error?: Error }> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-    child.once("error", (error) => {
-      // An error after the start (a failed kill) is not the end of the process.
-      if (child.pid === undefined) resolve({ code: null, signal: null, error });
-    });
-  });
 }
 
 /**
@@ -111,4 +80,4 @@ export function forwardStdout(child: WorkerChild): void {
   child.stdout.pipe(process.stdout, { end: false });
 }
 
-export type WorkerChild = ChildProcess;
+export type WorkerChild = ReturnType<typeof spawnWorker>;

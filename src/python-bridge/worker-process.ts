@@ -1,4 +1,4 @@
-// One Python worker process: spawned in the user's interpreter (spawn.ts), cwd
+// One Python worker process: spawned with execa in the user's interpreter, cwd
 // = the program directory. fd 1 is the host's stdout (user prints reach the
 // engine unchanged, as under the reference); fd 2 is forwarded to the host's
 // stderr byte for byte while its last lines are kept for error messages; fd 3
@@ -19,7 +19,7 @@ import { log } from "../host/log.js";
 import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "./connection.js";
 import type { Interpreter } from "./interpreter.js";
 import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema } from "./protocol.js";
-import { childExit, spawnWorker, workerSettings, type WorkerChild } from "./spawn.js";
+import { spawnWorker, workerSettings, type WorkerChild } from "./spawn.js";
 
 const STDERR_LINES_KEPT = 20;
 
@@ -115,12 +115,12 @@ export class WorkerProcess {
           resolve(exit);
         });
       };
-      // A process that never started has no exit event: its spawn error ends it.
-      void childExit(this.child).then(({ code, signal, error }) => {
-        if (error) this.keepStderr(`${error.message}\n`);
-        exited({ code, signal });
-      });
+      this.child.once("exit", (code, signal) => exited({ code, signal }));
+      // A process that never started (execa reports the spawn error) has no exit event.
+      void this.child.then((r) => exited({ code: r.exitCode ?? null, signal: r.signal ?? null }));
     });
+    // Errors surface through `exited`; nothing else may reject unobserved.
+    this.child.catch(() => undefined);
   }
 
   /** Until the process exited (its requests may still be failing, see `exited`). */
