@@ -5,13 +5,12 @@
 // and judges what it answered: against the recorded expectations (one plugin)
 // or against another plugin side by side.
 import assert from "node:assert/strict";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
+import { spawn } from "node:child_process";
 import path from "node:path";
-import type { Case, CaseContext, LaunchedPlugin, LaunchSpec, Language, RunResult, RunSpec, Session } from "./case.js";
-import { loadSdk, ProviderClient, type Sdk } from "./client.js";
+import type { Case, CaseContext, LaunchSpec, Language, RunResult, RunSpec, Session } from "./case.js";
+import { loadSdk, type Sdk } from "./client.js";
 import { makePayload, nodeScenario, type Program } from "./payloads.js";
+import { PluginProcess, signalGroup } from "./plugin-process.js";
 
 /** A plugin as a command line: argv[0] is run directly (as the engine runs a plugin executable). */
 export interface PluginCommand {
@@ -55,179 +54,12 @@ export const ENGINE_ADDRESS = "127.0.0.1:1";
 
 // ---------------------------------------------------------------- processes
 
-export class PluginProcess implements LaunchedPlugin {
-  readonly stdout: string[] = [];
-  private stderrBuf = "";
-  private stdoutBuf = "";
-  private waiters: (() => void)[] = [];
-  readonly exited: Promise<{ code: number | null; signal: string | null }>;
-  port = 0;
-  private clientInstance?: ProviderClient;
-
-  private constructor(readonly label: string, readonly child: ChildProcess, private readonly sdk: Sdk) {
-    this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
-    child.on("error", () => undefined);
-    child.stdout!.setEncoding("utf8");
-    child.stderr!.setEncoding("utf8");
-    child.stdout!.on("data", (d: string) => {
-      this.stdoutBuf += d;
-      let i: number;
-      while ((i = this.stdoutBuf.indexOf("\n")) >= 0) {
-        this.stdout.push(this.stdoutBuf.slice(0, i));
-        this.stdoutBuf = this.stdoutBuf.slice(i + 1);
-      }
-      this.notify();
-    });
-    child.stderr!.on("data", (d: string) => {
-      this.stderrBuf += d;
-      this.notify();
-    });
-  }
-
-  private stdinWriteEnd?: number;
-
-  static async launch(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_ADDRESS): Promise<PluginProcess> {
-    const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
-    const line = commandLine(t.command, cwd, spec.env);
-    const [file, ...pre] = line.argv;
-    let stdin: "pipe" | number = "pipe";
-    let writeEnd: number | undefined;
-    if (spec.pipeStdin) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-stdin-"));
-      const fifo = path.join(dir, "stdin");
-      execFileSync("mkfifo", [fifo]);
-      // O_RDWR opens without waiting for a reader; the child gets its own read end.
-      writeEnd = fs.openSync(fifo, fs.constants.O_RDWR);
-      stdin = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
-    const child = spawn(file, [...pre, ...(spec.args ?? [engineAddress])], {
-      cwd,
-      env: line.env,
-      stdio: [stdin, "pipe", "pipe"],
-      detached: true,
-    });
-    if (typeof stdin === "number") fs.closeSync(stdin);
-    const p = new PluginProcess(t.command.label, child, t.sdk);
-    p.stdinWriteEnd = writeEnd;
-    void p.exited.then(() => p.closeFifo());
-    try {
-      await p.until(() => p.stdout.length > 0, "the port line", 60_000, true);
-    } catch (e) {
-      await p.stop();
-      throw e;
-    }
-    const port = Number(p.stdout[0].trim());
-    if (!Number.isInteger(port) || port <= 0) {
-      await p.stop();
-      throw new Error(`${p.label} wrote ${JSON.stringify(p.stdout[0])} instead of a port on its first stdout line`);
-    }
-    p.port = port;
-    return p;
-  }
-
-  get stderr(): string {
-    return this.stderrBuf;
-  }
-
-  exitCode(): number | null {
-    return this.child.exitCode;
-  }
-
-  private closeFifo(): void {
-    if (this.stdinWriteEnd !== undefined) fs.closeSync(this.stdinWriteEnd);
-    this.stdinWriteEnd = undefined;
-  }
-
-  closeStdin(): Promise<void> {
-    if (this.stdinWriteEnd !== undefined) {
-      this.closeFifo();
-      return Promise.resolve();
-    }
-    const stdin = this.child.stdin;
-    if (!stdin || stdin.closed) return Promise.resolve();
-    return new Promise((resolve) => {
-      stdin.once("close", () => resolve());
-      stdin.end();
-    });
-  }
-
-  get userStdout(): string[] {
-    return this.stdout.slice(1);
-  }
-
-  get client(): ProviderClient {
-    return (this.clientInstance ??= new ProviderClient(`127.0.0.1:${this.port}`, this.sdk));
-  }
-
-  groupPids(): number[] {
-    const pgid = this.child.pid!;
-    const pids: number[] = [];
-    for (const entry of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        if (Number(fields[2]) === pgid && fields[0] !== "Z") pids.push(Number(entry));
-      } catch {
-        // ended while we looked
-      }
-    }
-    return pids;
-  }
-
-  until(cond: () => boolean, what: string, ms: number = 30_000, failOnExit = false): Promise<void> {
-    if (cond()) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`${this.label}: timed out waiting for ${what}; stdout=${JSON.stringify(this.stdout)} stderr=${JSON.stringify(this.stderrBuf)}`));
-      }, ms);
-      const check = () => {
-        if (cond()) {
-          done();
-          resolve();
-        }
-      };
-      const onExit = () => {
-        if (failOnExit && !cond()) {
-          done();
-          reject(new Error(`${this.label} exited before ${what}; stderr=${JSON.stringify(this.stderrBuf)}`));
-        }
-      };
-      const done = () => {
-        clearTimeout(timer);
-        this.waiters = this.waiters.filter((w) => w !== check);
-        this.child.removeListener("exit", onExit);
-      };
-      this.waiters.push(check);
-      this.child.once("exit", onExit);
-    });
-  }
-
-  private notify(): void {
-    for (const w of [...this.waiters]) w();
-  }
-
-  async stop(): Promise<{ code: number | null; signal: string | null }> {
-    this.clientInstance?.close();
-    if (this.child.exitCode === null && this.child.signalCode === null && this.child.pid !== undefined) {
-      signalGroup(this.child.pid, "SIGINT");
-      const timer = setTimeout(() => signalGroup(this.child.pid!, "SIGKILL"), 5000);
-      const exit = await this.exited;
-      clearTimeout(timer);
-      return exit;
-    }
-    return this.exited;
-  }
-}
-
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
+/** Starts `t`'s command as the engine would, in the program directory (or the spec's), with the engine address last. */
+function launchPlugin(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_ADDRESS): Promise<PluginProcess> {
+  const cwd = spec.cwd ? path.resolve(t.program.programDir, spec.cwd) : t.program.programDir;
+  const line = commandLine(t.command, cwd, spec.env);
+  const [file, ...pre] = line.argv;
+  return PluginProcess.start(t.command.label, file, [...pre, ...(spec.args ?? [engineAddress])], { cwd, env: line.env, pipeStdin: spec.pipeStdin, sdk: t.sdk });
 }
 
 function environment(...layers: (Record<string, string | undefined> | undefined)[]): NodeJS.ProcessEnv {
@@ -312,7 +144,7 @@ export class SessionRun {
     const run = new SessionRun(session, t);
     try {
       if (session.launch?.engine) run.sink = await LogSink.start(t.sdk);
-      run.plugin = await PluginProcess.launch(t, session.launch, run.sink?.address);
+      run.plugin = await launchPlugin(t, session.launch, run.sink?.address);
       if (session.setup) {
         const ctx = run.context();
         try {
@@ -356,7 +188,7 @@ export class SessionRun {
       stderr: () => plugin.stderr,
       logs: () => this.sink?.logs ?? [],
       launch: async (spec) => {
-        const p = await PluginProcess.launch(t, spec);
+        const p = await launchPlugin(t, spec);
         cleanups.push(() => p.stop().then(() => undefined));
         return p;
       },
