@@ -2,7 +2,7 @@
 
 The worker's files (worker.py and its siblings, about 3000 lines) are not a
 package pip installed and compiled: Python compiles them from source at every
-start, 30-40 ms of CPU on the way to the first answer, each time the engine
+start, about 15 ms of CPU on the way to the first answer, each time the engine
 starts the plugin (every preview, up, refresh and destroy). This keeps their
 code objects under the host's cache directory ($PULUMI_DYNAMIC_HOST_CACHE_DIR,
 else $XDG_CACHE_HOME or ~/.cache, then pulumi-dynamic-host/python-bytecode/,

@@ -156,7 +156,11 @@ describe("what users install: the npm package, the single executable and the whe
       } finally {
         await Promise.all(plugins.map((p) => p.stop()));
       }
-      const entries = fs.readdirSync(cache);
+      // Beside the extracted files: the worker's compiled code, kept between starts (python-stub/bytecode.py), with no temporary file left.
+      const kept = fs.readdirSync(path.join(cache, "python-bytecode"), { recursive: true }).map(String);
+      expect(kept.filter((f) => f.endsWith(".tmp")), "no temporary compiled-code file left").to.deep.equal([]);
+      expect(kept.some((f) => path.basename(f).startsWith("worker.py-") && f.endsWith(".bin")), `the worker's compiled code is kept: ${kept}`).to.equal(true);
+      const entries = fs.readdirSync(cache).filter((e) => e !== "python-bytecode");
       expect(entries, "one directory, no temporary leftovers").to.have.length(1);
       expect(entries[0]).to.match(new RegExp(`^${VERSION.replace(/\./g, "\\.")}-[0-9a-f]{12}$`));
       const stub = path.join(cache, entries[0], "python-stub");
