@@ -13,6 +13,7 @@
 //   that way (the engine marshals them with KeepSecrets), and the host
 //   remembers them for every later request.
 import { ResourceProviderService } from "./proto.js";
+import { mayHoldSecret } from "./secret-inputs.js";
 import { EncodedStruct } from "./struct-bytes.js";
 import { decodeStruct, SECRET_SIG, SIG_KEY, valueKind, type WireStruct, type WireValue } from "./wire.js";
 
@@ -24,8 +25,6 @@ export const REDACTED = "[secret]";
  * wherever they occur would garble ordinary text and hide little.
  */
 export const MIN_SECRET_LENGTH = 4;
-
-const SECRET_SIG_BYTES = Buffer.from(SECRET_SIG, "utf8");
 
 /** The Struct-typed fields of each RPC's request, by RPC name (from our .proto). */
 const structFieldsByRpc = new Map<string, string[]>();
@@ -96,7 +95,7 @@ export function secretTexts(bags: Iterable<WireStruct | EncodedStruct | undefine
     if (!bag) continue;
     let decoded: WireStruct;
     if (bag instanceof EncodedStruct) {
-      if (bag.bytes.indexOf(SECRET_SIG_BYTES) < 0) continue;
+      if (!mayHoldSecret(bag.bytes)) continue;
       try {
         decoded = decodeStruct(bag);
       } catch {
