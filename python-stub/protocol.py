@@ -69,9 +69,11 @@ METHODS = {
     "ping": ([], [("pid", "int", True)]),
 }
 
-# Notifications (no id, no answer). host -> worker: $/cancel; worker -> host: $/ready, $/load, $/log.
+# Notifications (no id, no answer). host -> worker: $/cancel, $/program-path; worker -> host: $/ready, $/load, $/log.
 NOTIFICATIONS = {
     "$/cancel": [("id", "int", True)],
+    # The first message to a worker the launcher started: its program paths, as PULUMI_DYNAMIC_HOST_PROGRAM_PATH holds them.
+    "$/program-path": [("paths", "str", True)],
     # While requests run: the process's CPU over the last interval, in thousandths of one core,
     # and how many requests it has in hand. The host starts another worker only when every
     # worker it has is held to one core by its interpreter lock.

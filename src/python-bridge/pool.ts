@@ -13,6 +13,10 @@
 // ordinary programs; under CPU-bound load a provider is loaded and configured
 // once in each worker that serves it.
 //
+// Workers the pool starts itself are spawned with execa (spawn.ts), loaded the
+// first time the pool needs a new worker: a host whose first worker the Python
+// launcher started (prestarted.ts) answers its first requests without it.
+//
 // A worker that is going away (WorkerProcess.usable is false) is never picked;
 // its slot gets a fresh worker, and the old one is kept in `leaving` until it
 // has exited. A request that could not be delivered to the worker it was given
@@ -23,7 +27,9 @@ import type { CallSignal } from "../host/call-signal.js";
 import { describeRequest, UndeliveredError, type RequestInfo } from "./connection.js";
 import { log } from "../host/log.js";
 import type { Interpreter } from "./interpreter.js";
-import { workerSettings, type WorkerChild } from "./spawn.js";
+import type { WorkerChild } from "./spawn.js";
+import type { WorkerHandle } from "./worker-handle.js";
+import { workerSettings } from "./worker-settings.js";
 import { WorkerProcess, type ReadyInfo } from "./worker-process.js";
 
 export interface PoolOptions {
@@ -63,6 +69,8 @@ export class WorkerPool {
   private readonly leaving = new Set<WorkerProcess>();
   private config?: Buffer;
   private closed = false;
+  private spawner?: typeof import("./spawn.js");
+  private spawnerLoading?: Promise<typeof import("./spawn.js")>;
 
   constructor(private readonly opts: PoolOptions) {
     this.slots = new Array(opts.size).fill(undefined);
@@ -72,8 +80,9 @@ export class WorkerPool {
    * Starts worker 0 now, so the first request does not pay for `import pulumi`;
    * `child` is one the host already spawned for it.
    */
-  warm(child?: WorkerChild): void {
-    this.slot(0, child);
+  warm(child?: WorkerChild | WorkerHandle): void {
+    if (child) this.slot(0, child);
+    else void this.ensure(0).catch(() => undefined);
   }
 
   /** Stores the stack config and hands it to every live worker. */
@@ -91,7 +100,8 @@ export class WorkerPool {
   async request(info: RequestInfo, params: Record<string, unknown>, signal?: CallSignal): Promise<Record<string, unknown>> {
     for (let send = 1; ; send++) {
       if (this.closed) throw new Error(`${describeRequest(info)}: the Python worker pool is shut down`);
-      const slot = this.pick();
+      const picked = this.pick();
+      const slot = typeof picked === "number" ? await this.ensure(picked) : picked;
       slot.inFlight++;
       try {
         if (slot.configuring) await slot.configuring;
@@ -117,7 +127,8 @@ export class WorkerPool {
     const timeout = new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), waitMs);
     });
-    return Promise.race([this.slot(0).worker.started.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
+    const started = this.ensure(0).then((s) => s.worker.started);
+    return Promise.race([started.catch(() => undefined), timeout]).finally(() => clearTimeout(timer));
   }
 
   cancelAll(): void {
@@ -131,7 +142,8 @@ export class WorkerPool {
     await Promise.all(all.map((w) => w.exited));
   }
 
-  private pick(): Slot {
+  /** The slot to send to, or the index of one that needs a new worker (`ensure`). */
+  private pick(): Slot | number {
     const now = Date.now();
     let best: Slot | undefined;
     let free = -1;
@@ -145,8 +157,13 @@ export class WorkerPool {
       if (!best || s.inFlight < best.inFlight) best = s;
       if (s.inFlight < 2 || s.worker.cpuPermille(now) < SATURATED_PERMILLE) allSaturated = false;
     }
-    if (!best) return this.slot(free >= 0 ? free : 0);
+    if (!best) return free >= 0 ? free : 0;
     if (allSaturated && free >= 0) {
+      // Until spawning is loaded, the busy workers keep the requests (not for long: loading starts now).
+      if (!this.spawner) {
+        void this.loadSpawner().catch(() => undefined);
+        return best;
+      }
       log(1, `starting python worker ${free}: every live worker has requests queued behind a busy interpreter (${this.describeLoad(now)})`);
       return this.slot(free);
     }
@@ -160,16 +177,33 @@ export class WorkerPool {
       .join("; ");
   }
 
-  /** The slot at `i`, starting a worker there if it has none or its worker is going away. */
-  private slot(i: number, child?: WorkerChild): Slot {
+  /** The slot at `i`, with a worker spawned there if it has none usable. */
+  private async ensure(i: number): Promise<Slot> {
     const existing = this.slots[i];
     if (existing && existing.worker.usable) return existing;
+    await this.loadSpawner();
+    return this.slot(i);
+  }
+
+  private loadSpawner(): Promise<typeof import("./spawn.js")> {
+    this.spawnerLoading ??= import("./spawn.js").then((m) => (this.spawner = m));
+    return this.spawnerLoading;
+  }
+
+  /**
+   * The slot at `i`, starting a worker there if it has none or its worker is
+   * going away: `child`, or one spawned (the spawner must be loaded).
+   */
+  private slot(i: number, child?: WorkerChild | WorkerHandle): Slot {
+    const existing = this.slots[i];
+    if (existing && existing.worker.usable) return existing;
+    if (!child && !this.spawner) throw new Error(`internal: python worker ${i} needed before spawning was loaded`);
     if (existing) {
       const old = existing.worker;
       this.leaving.add(old);
       void old.exited.then(() => this.leaving.delete(old));
     }
-    const worker = new WorkerProcess(this.opts.interpreter, this.opts.cwd, i, child);
+    const worker = new WorkerProcess(i, child ?? this.spawner!.spawnWorker(this.opts.interpreter, this.opts.cwd, workerSettings().script));
     const slot: Slot = { worker, inFlight: 0 };
     this.slots[i] = slot;
     // Nobody awaits this one but the requests (through `configuring`): it must not go unobserved.

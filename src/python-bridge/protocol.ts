@@ -1,8 +1,13 @@
 // The host's side of the host <-> worker contract: the method table (the twin
 // of python-stub/protocol.py's METHODS and NOTIFICATIONS, kept equal by
 // test/unit/protocol-tables.test.ts) and zod schemas derived from it, which
-// check every message the worker sends before anything else reads it.
-import { z } from "zod";
+// check every message the worker sends before anything else reads it. The
+// schemas are zod's "mini" build (the same checks and English messages, in a
+// tenth of the code the host loads right after its port line).
+import * as z from "zod/mini";
+import en from "zod/v4/locales/en.js";
+
+z.config(en());
 
 export const PROTOCOL_VERSION = 5;
 
@@ -57,6 +62,8 @@ export type Method = keyof typeof METHODS;
 
 export const NOTIFICATIONS = {
   "$/cancel": [["id", "int", true]],
+  // The first message to a worker the launcher started (prestarted.ts): its program paths, as PROGRAM_PATH_VARIABLE holds them.
+  "$/program-path": [["paths", "str", true]],
   // What a request's provider printed (when the request asked for "logs"): whole lines, but for the partial last one.
   "$/log": [["id", "int", true], ["stream", "str", true], ["severity", "str", true], ["text", "str", true]],
   "$/ready": [["protocol", "int", true], ["python", "str", true], ["pulumi", "str", true], ["dill", "str", true], ["pid", "int", true]],
@@ -80,40 +87,38 @@ export const ErrorCodes = {
   BadValue: -32004,
 } as const;
 
-const kindSchema: Record<FieldKind, z.ZodType> = {
+const kindSchema: Record<FieldKind, z.ZodMiniType> = {
   str: z.string(),
   bool: z.boolean(),
-  int: z.number().int(),
+  int: z.int(),
   bin: z.instanceof(Buffer),
   changes: z.enum(["some", "none", "unknown"]),
   replaces: z.array(z.string()),
-  failures: z.array(z.object({ property: z.string(), reason: z.string() }).strict()),
-  reference: z.object({ reference: z.string(), typeToken: z.string(), declaredIn: z.string() }).strict(),
-  context: z.object({ name: z.string(), type: z.string(), preview: z.boolean().nullish(), deadline: z.number().nullish() }).strict(),
+  failures: z.array(z.strictObject({ property: z.string(), reason: z.string() })),
+  reference: z.strictObject({ reference: z.string(), typeToken: z.string(), declaredIn: z.string() }),
+  context: z.strictObject({ name: z.string(), type: z.string(), preview: z.nullish(z.boolean()), deadline: z.nullish(z.number()) }),
   any: z.unknown(),
 };
 
-export function objectSchema(spec: readonly FieldSpec[]): z.ZodType<Record<string, unknown>> {
-  const shape: Record<string, z.ZodType> = {};
-  for (const [name, kind, required] of spec) shape[name] = required ? kindSchema[kind] : kindSchema[kind].nullish();
-  return z.object(shape).strict();
+export function objectSchema(spec: readonly FieldSpec[]): z.ZodMiniType<Record<string, unknown>> {
+  const shape: Record<string, z.ZodMiniType> = {};
+  for (const [name, kind, required] of spec) shape[name] = required ? kindSchema[kind] : z.nullish(kindSchema[kind]);
+  return z.strictObject(shape);
 }
 
 export const resultSchemas = Object.fromEntries(
   Object.entries(METHODS).map(([m, s]) => [m, objectSchema(s.result)]),
-) as Record<Method, z.ZodType<Record<string, unknown>>>;
+) as Record<Method, z.ZodMiniType<Record<string, unknown>>>;
 
 export const readySchema = objectSchema(NOTIFICATIONS["$/ready"]);
 export const loadSchema = objectSchema(NOTIFICATIONS["$/load"]);
 /** $/log, its stream and severity held to the values the host knows. */
-export const logSchema = z
-  .object({
-    id: z.number().int(),
+export const logSchema = z.strictObject({
+    id: z.int(),
     stream: z.enum(["stdout", "stderr"]),
     severity: z.enum(["debug", "info", "warning", "error"]),
     text: z.string(),
-  })
-  .strict();
+  });
 
 /**
  * What the worker puts in `error.data` when the user's code (or loading it)
@@ -122,36 +127,34 @@ export const logSchema = z
  * When a provider reference failed, `reference` is it, and `reason` names it
  * and where it was written.
  */
-export const userErrorData = z
-  .object({
-    grpcCode: z.number().int(),
+export const userErrorData = z.strictObject({
+    grpcCode: z.int(),
     details: z.string(),
     type: z.string(),
     message: z.string(),
-    reason: z.string().optional(),
-    reference: z.string().optional(),
-  })
-  .strict();
+    reason: z.optional(z.string()),
+    reference: z.optional(z.string()),
+  });
 
 /** A path below a request bag: keys and list indexes. */
-const valuePath = z.array(z.union([z.string(), z.number().int()]));
+const valuePath = z.array(z.union([z.string(), z.int()]));
 
 /**
  * Where the worker found a Value with no kind set: the request param (props,
  * olds, news, args) and the path below it, keys and list indexes.
  */
-export const unsetValueData = z.object({ field: z.string(), path: valuePath }).strict();
+export const unsetValueData = z.strictObject({ field: z.string(), path: valuePath });
 
 /**
  * Where the SDK refused a value of a request bag (the innermost value it
  * refuses on its own), and what it raised.
  */
-export const badValueData = z.object({ field: z.string(), path: valuePath, type: z.string(), message: z.string() }).strict();
+export const badValueData = z.strictObject({ field: z.string(), path: valuePath, type: z.string(), message: z.string() });
 
-const id = z.number().int();
+const id = z.int();
 
 /** A whole answer to a request of each method, result included: the common message, checked in one pass. */
-const responseSchema = (result: z.ZodType<Record<string, unknown>>) => z.object({ jsonrpc: z.literal("2.0"), id, result }).strict();
+const responseSchema = (result: z.ZodMiniType<Record<string, unknown>>) => z.strictObject({ jsonrpc: z.literal("2.0"), id, result });
 export const responseSchemas = Object.fromEntries(
   Object.entries(resultSchemas).map(([m, result]) => [m, responseSchema(result)]),
 ) as Record<Method, ReturnType<typeof responseSchema>>;
@@ -226,13 +229,13 @@ export const responseChecks = Object.fromEntries(
   Object.entries(METHODS).map(([m, s]) => [m, compileResponseCheck(s.result)]),
 ) as Record<Method, (raw: unknown) => Record<string, unknown> | undefined>;
 
-const errorObject = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() }).strict();
+const errorObject = z.strictObject({ code: z.int(), message: z.string(), data: z.optional(z.unknown()) });
 
 /** Any message the worker may send. */
 export const incomingMessage = z.union([
-  z.object({ jsonrpc: z.literal("2.0"), id, result: z.record(z.string(), z.unknown()) }).strict(),
-  z.object({ jsonrpc: z.literal("2.0"), id: id.nullable(), error: errorObject }).strict(),
-  z.object({ jsonrpc: z.literal("2.0"), method: z.string(), params: z.record(z.string(), z.unknown()) }).strict(),
+  z.strictObject({ jsonrpc: z.literal("2.0"), id, result: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ jsonrpc: z.literal("2.0"), id: z.nullable(id), error: errorObject }),
+  z.strictObject({ jsonrpc: z.literal("2.0"), method: z.string(), params: z.record(z.string(), z.unknown()) }),
 ]);
 
 export type IncomingMessage = z.infer<typeof incomingMessage>;

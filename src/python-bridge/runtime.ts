@@ -3,7 +3,7 @@
 // Python reference would pass and returns a normalized result or the
 // reference's error (code and details as grpc-python would send them).
 import * as grpc from "@grpc/grpc-js";
-import type { z } from "zod";
+import type * as z from "zod/mini";
 import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
 import type {
   Bag,

@@ -7,33 +7,12 @@
 // starts (docs/performance.md).
 import { execa } from "execa";
 import path from "node:path";
-import { assetDirectory } from "../host/assets.js";
-import { MAX_TIMER_MS } from "../host/deadline.js";
+import type { Readable } from "node:stream";
 import type { Interpreter } from "./interpreter.js";
 import { programPathEnv } from "./program-paths.js";
+import { workerScript, workerSettings } from "./worker-settings.js";
 
-/** The worker script: in the package, or extracted from the single executable on first use. */
-export function workerScript(): string {
-  return path.join(assetDirectory("python-stub"), "worker.py");
-}
-
-/**
- * Knobs, from the environment: the worker script (for diagnosing a worker of
- * your own), and how often a busy worker is health-checked and how long it may
- * take to answer before it is considered hung and replaced.
- */
-export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
-  // At most what one Node timer holds: a longer interval would become 1 ms (a health check storm).
-  const ms = (name: string, dflt: number) => {
-    const v = Number(env[name]);
-    return Number.isFinite(v) && v > 0 ? Math.min(v, MAX_TIMER_MS) : dflt;
-  };
-  return {
-    script: env.PULUMI_DYNAMIC_HOST_WORKER_SCRIPT || workerScript(),
-    pingIntervalMs: ms("PULUMI_DYNAMIC_HOST_PING_INTERVAL_MS", 10_000),
-    pingTimeoutMs: ms("PULUMI_DYNAMIC_HOST_PING_TIMEOUT_MS", 30_000),
-  };
-}
+export { workerScript, workerSettings } from "./worker-settings.js";
 
 /**
  * fd 1 is the host's stdout (user prints reach the engine unchanged, as under
@@ -74,7 +53,7 @@ export function spawnWorker(interpreter: Interpreter, cwd: string, script = work
  * port line). A host whose stdout is gone (the engine closed it) drops the bytes,
  * as the worker's own write would have failed.
  */
-export function forwardStdout(child: WorkerChild): void {
+export function forwardStdout(child: { stdout: Readable | null }): void {
   if (!child.stdout) return;
   process.stdout.on("error", () => undefined);
   child.stdout.pipe(process.stdout, { end: false });

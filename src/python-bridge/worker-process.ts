@@ -12,14 +12,15 @@
 // flight have failed). Death is taken from the first sign of it: the channel's
 // end, error or close, or the process's exit event, never only from the end of
 // its stdio, which a process the worker started may hold open for any time.
-import type { Duplex, Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
 import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "./connection.js";
-import type { Interpreter } from "./interpreter.js";
 import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema } from "./protocol.js";
-import { spawnWorker, workerSettings, type WorkerChild } from "./spawn.js";
+import type { WorkerChild } from "./spawn.js";
+import { handleOf, type WorkerHandle } from "./worker-handle.js";
+import { workerSettings } from "./worker-settings.js";
 
 const STDERR_LINES_KEPT = 20;
 
@@ -60,7 +61,7 @@ export class WorkerProcess {
   /** Settles with the worker's versions once it reported ready, or fails if it exits first. */
   readonly started: Promise<ReadyInfo>;
   private onStarted!: { resolve(info: ReadyInfo): void; reject(err: Error): void };
-  private readonly child: WorkerChild;
+  private readonly child: WorkerHandle;
   private stderrTail: string[] = [];
   private partialLine = "";
   private exit?: WorkerExit;
@@ -74,17 +75,17 @@ export class WorkerProcess {
   /** Provider texts this worker has been sent, and the id each was sent with. */
   private readonly providerIds = new Map<string, number>();
 
-  /** `child`: a worker already spawned (by `spawnWorker`) for this slot; otherwise one is spawned here. */
-  constructor(interpreter: Interpreter, cwd: string, readonly index: number, child?: WorkerChild, settings = workerSettings()) {
+  /** `child`: the worker's process, spawned by `spawnWorker` or started by the launcher (prestarted.ts). */
+  constructor(readonly index: number, child: WorkerChild | WorkerHandle, settings = workerSettings()) {
     this.started = new Promise<ReadyInfo>((resolve, reject) => (this.onStarted = { resolve, reject }));
     this.started.catch(() => undefined);
-    this.child = child ?? spawnWorker(interpreter, cwd, settings.script);
-    this.pid = this.child.pid ?? -1;
-    this.child.stderr!.on("data", (chunk: Buffer) => {
+    this.child = "onExit" in child ? child : handleOf(child);
+    this.pid = this.child.pid;
+    this.child.stderr.on("data", (chunk: Buffer) => {
       process.stderr.write(chunk);
       this.keepStderr(chunk.toString("utf8"));
     });
-    const channel = this.child.stdio[3] as unknown as Duplex;
+    const channel = this.child.channel;
     this.conn = new RpcConnection(
       channel,
       (method, params) => this.onNotification(method, params),
@@ -97,8 +98,9 @@ export class WorkerProcess {
         else this.kill();
       },
     );
+    if (this.child.programPaths !== undefined) this.conn.notify("$/program-path", { paths: this.child.programPaths });
     // spawnWorker leaves both paused so nothing is lost before these listeners exist.
-    this.child.stderr!.resume();
+    this.child.stderr.resume();
     channel.resume();
     this.healthTimer = setInterval(() => void this.healthCheck(settings.pingTimeoutMs), settings.pingIntervalMs);
     this.healthTimer.unref();
@@ -108,19 +110,15 @@ export class WorkerProcess {
         this.exit = exit;
         this.ending ??= describeExit(exit);
         clearInterval(this.healthTimer);
-        void drained([this.child.stderr!, channel], DRAIN_AFTER_EXIT_MS).then(() => {
+        void drained([this.child.stderr, channel], DRAIN_AFTER_EXIT_MS).then(() => {
           log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(exit)}`);
           this.conn.failAll((info) => this.diedError(info));
           this.onStarted.reject(this.diedError({ method: "ping", urn: "", operation: "Starting" }));
           resolve(exit);
         });
       };
-      this.child.once("exit", (code, signal) => exited({ code, signal }));
-      // A process that never started (execa reports the spawn error) has no exit event.
-      void this.child.then((r) => exited({ code: r.exitCode ?? null, signal: r.signal ?? null }));
+      this.child.onExit(exited);
     });
-    // Errors surface through `exited`; nothing else may reject unobserved.
-    this.child.catch(() => undefined);
   }
 
   /** Until the process exited (its requests may still be failing, see `exited`). */
