@@ -45,12 +45,16 @@ import json as _json  # noqa: E402
 _here = os.path.dirname(os.path.abspath(__file__))
 if sys.path and os.path.abspath(sys.path[0] or ".") == _here:
     del sys.path[0]
+# A worker the launcher started before the host (python-stub/prestart.py) gets them in its first
+# message instead ($/program-path, set_program_path below); until then it has the program
+# directory first, which is what `first` always holds.
 _program_path = os.environ.pop("PULUMI_DYNAMIC_HOST_PROGRAM_PATH", None)
+_PRESTARTED = os.environ.pop("PULUMI_DYNAMIC_HOST_PRESTARTED", None) is not None
 if _program_path is not None:
     _program_path = _json.loads(_program_path)
     sys.path[0:0] = _program_path["first"]
     sys.path.extend(p for p in _program_path["last"] if p not in sys.path)
-elif not os.environ.get("PYTHONSAFEPATH"):
+elif _PRESTARTED or not os.environ.get("PYTHONSAFEPATH"):
     sys.path.insert(0, os.getcwd())
 del _program_path
 
@@ -59,7 +63,18 @@ del _program_path
 # imports it. Our own copy (a namespace-package portion) goes last on sys.path, so the
 # copy installed in the program's environment, if any, is the one imported.
 _HELPER_FILE = os.path.join(_here, "helper", "pulumi_dynamic_host", "reference.py")
-sys.path.append(os.path.join(_here, "helper"))
+_HELPER_PATH = os.path.join(_here, "helper")
+sys.path.append(_HELPER_PATH)
+
+
+def set_program_path(value):
+    """$/program-path: a prestarted worker's program paths, placed as the variable would have placed them."""
+    paths = _json.loads(value)
+    if sys.path[:1] == [os.getcwd()]:
+        del sys.path[0]
+    sys.path[0:0] = paths["first"]
+    at = sys.path.index(_HELPER_PATH) if _HELPER_PATH in sys.path else len(sys.path)
+    sys.path[at:at] = [p for p in paths["last"] if p not in sys.path]
 
 
 def _load_sibling(name, path=None):
@@ -746,6 +761,8 @@ class Worker:
             if req_id is None:
                 if method == "$/cancel":
                     self.cancel(params["id"])
+                elif method == "$/program-path":
+                    set_program_path(params["paths"])
                 continue
             if method == "ping":
                 self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": {"pid": os.getpid()}})

@@ -5,6 +5,8 @@ import type { Mode } from "../host/modes.js";
 import { serve, type ServedRuntime } from "../host/serve.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
+import { adopt, takePrestarted } from "../python-bridge/prestarted.js";
+import { workerSettings } from "../python-bridge/worker-settings.js";
 
 /** Runs as the plugin `mode` names, with the engine's argv (flags, then its address). */
 export function servePlugin(mode: Mode, argv: readonly string[]): Promise<void> {
@@ -30,12 +32,17 @@ export async function runtimeFor(mode: Mode, cwd: string): Promise<ServedRuntime
   // Its stdout is a pipe until the port line is out (nothing may come before
   // the port line on our stdout), then forwarded. The rest of the bridge (zod,
   // pickleparser, the pool) loads after the port line.
-  const { spawnWorker, forwardStdout } = await import("../python-bridge/spawn.js");
-  const first = spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
+  // Under the Python launcher (bin/pulumi-resource-pulumi-python) it may have
+  // started already, beside this process: taken if it is the one the host
+  // would start (prestarted.ts).
+  const prestarted = takePrestarted();
+  const adopted = prestarted && adopt(prestarted, resolved.interpreter, cwd, workerSettings().script);
+  const first = adopted || (await import("../python-bridge/spawn.js")).spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
   let begin!: () => void;
   const go = new Promise<void>((resolve) => (begin = resolve));
   const runtime = new DeferredRuntime("python", "encoded", async () => {
     await go;
+    const { forwardStdout } = await import("../python-bridge/spawn.js");
     forwardStdout(first);
     const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }, { OtherPythons }] = await Promise.all([
       import("../python-bridge/pool.js"),

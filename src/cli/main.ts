@@ -4,13 +4,24 @@
 //
 // The invoked name is argv[1]: the script's path as run under node (npm's links
 // keep the name they were called by), and argv[0] as exec'd in the single
-// executable (a copy, hard link or symlink of it under each name).
+// executable (a copy, hard link or symlink of it under each name). The Python
+// plugin's launcher (bin/pulumi-resource-pulumi-python, a shell script that
+// starts the worker first) runs the host under another name and says which
+// plugin it is in PULUMI_DYNAMIC_HOST_SERVE, removed here so that neither
+// providers nor workers see it.
 import path from "node:path";
 import { modeForBinary } from "../host/modes.js";
 
 export async function main(argv: readonly string[] = process.argv): Promise<void> {
   const invoked = path.basename(argv[1] ?? "");
-  const mode = modeForBinary(invoked);
+  const served = process.env.PULUMI_DYNAMIC_HOST_SERVE;
+  delete process.env.PULUMI_DYNAMIC_HOST_SERVE;
+  // Moved aside by the launcher so that Node started without reading them (python-stub/launch.sh);
+  // everything the host starts gets the variable back.
+  const caCerts = process.env.PULUMI_DYNAMIC_HOST_NODE_EXTRA_CA_CERTS;
+  delete process.env.PULUMI_DYNAMIC_HOST_NODE_EXTRA_CA_CERTS;
+  if (caCerts !== undefined) process.env.NODE_EXTRA_CA_CERTS = caCerts;
+  const mode = (served ? modeForBinary(served) : undefined) ?? modeForBinary(invoked);
   if (mode) {
     const { servePlugin } = await import("./compose.js");
     return servePlugin(mode, argv.slice(2));

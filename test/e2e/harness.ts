@@ -1,7 +1,8 @@
 // The real engine for end-to-end tests: the pulumi CLI built by
 // scripts/engine.sh (cached under ~/.cache), laid out so that the engine
 // resolves both dynamic-provider plugins to our host — the CLI (a hard link,
-// or a copy) and links to bin/pulumi-dynamic-host under both plugin names in
+// or a copy) and links to our two plugin files (as `install` places them: the
+// Python one is its launcher, which starts the worker beside the host) in
 // one directory, first on PATH, so the $PATH and "next to pulumi" lookups agree
 // and the engine prints no "using … from $PATH" warning — and an offline
 // environment: file backend, passphrase secrets, private PULUMI_HOME, no update
@@ -29,7 +30,7 @@ export function prepareEngine(): string {
   for (const name of ["pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"]) {
     const link = path.join(E2E_BIN, name);
     fs.rmSync(link, { force: true });
-    fs.symlinkSync(OUR_ENTRY, link);
+    fs.symlinkSync(`${OUR_PLUGIN_DIR}/${name}`, link);
   }
   prepared = built;
   return built;

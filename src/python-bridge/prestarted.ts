@@ -1,0 +1,215 @@
+// The worker the Python launcher started before the host (python-stub/launch.sh
+// and prestart.py): the interpreter's start and `import pulumi` ran while Node
+// started, instead of after it. The launcher forked it and then exec'd the host
+// in its own process, so the worker is the host's child, but one the host did
+// not spawn: its pipes arrive as inherited descriptors, named with its pid in
+// PULUMI_DYNAMIC_HOST_PRESTARTED, and how it ended is read from /proc (the
+// launcher starts one only where /proc exists).
+//
+// It is used only if it is exactly the worker the host would have spawned: the
+// same interpreter, arguments and environment, read back from /proc. Otherwise
+// (the launcher picked another interpreter, the environment differs, the
+// worker failed to start) it is killed and the host spawns its own, as without
+// the launcher. It gets its program paths (program-paths.ts) in its first
+// message, since the launcher cannot compute them; until then it has the
+// program directory first on sys.path, as every worker has.
+import { readFileSync, realpathSync } from "node:fs";
+import net from "node:net";
+import { constants } from "node:os";
+import path from "node:path";
+import { log } from "../host/log.js";
+import type { Interpreter } from "./interpreter.js";
+import { programPathEnv, PROGRAM_PATH_VARIABLE } from "./program-paths.js";
+import type { WorkerHandle } from "./worker-handle.js";
+
+export const PRESTARTED_VARIABLE = "PULUMI_DYNAMIC_HOST_PRESTARTED";
+
+export interface Prestarted {
+  pid: number;
+  channel: number;
+  stdout: number;
+  stderr: number;
+  /** The interpreter as the launcher named it (a path, or a command looked up on PATH). */
+  python: string;
+}
+
+/** The launcher's worker, if it started one; the variable is removed so that no worker or provider sees it. */
+export function takePrestarted(env: NodeJS.ProcessEnv = process.env): Prestarted | undefined {
+  const value = env[PRESTARTED_VARIABLE];
+  delete env[PRESTARTED_VARIABLE];
+  const m = value === undefined ? null : /^(\d+) (\d+) (\d+) (\d+) (.+)$/s.exec(value);
+  if (!m) return undefined;
+  const [pid, channel, stdout, stderr] = m.slice(1, 5).map(Number);
+  return { pid, channel, stdout, stderr, python: m[5] };
+}
+
+/** What the host would run for its first worker: the argv and environment spawnWorker gives it. */
+export function expectedWorker(interpreter: Interpreter, script: string): { argv: string[]; env: Record<string, string> } {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(interpreter.env)) if (v !== undefined) env[k] = v;
+  env.PULUMI_DYNAMIC_HOST_CHANNEL_FD = "3";
+  env[PRESTARTED_VARIABLE] = "1";
+  return { argv: [interpreter.python, "-u", path.join(path.dirname(script), "start.py"), script], env };
+}
+
+/**
+ * Why the process `pid` is not the worker `expected` describes, or undefined
+ * when it is. Reads /proc/<pid>/cmdline and environ, waiting briefly for the
+ * launcher's fork to exec the interpreter.
+ */
+export function mismatch(pid: number, expected: { argv: string[]; env: Record<string, string> }, proc = "/proc"): string | undefined {
+  let argv: string[] = [];
+  for (let tries = 0; ; tries++) {
+    try {
+      argv = nulSeparated(readFileSync(`${proc}/${pid}/cmdline`));
+    } catch (err) {
+      return `its process cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+    }
+    // Still the launcher's fork, before its exec: give it a moment.
+    if (!argv.some((a) => a.endsWith("prestart.py")) || tries >= 50) break;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+  }
+  if (argv.length === 0) return "it exited before it started";
+  if (argv.length !== expected.argv.length || argv[0] !== expected.argv[0] || argv[1] !== expected.argv[1] || !argv.slice(2).every((a, i) => samePath(a, expected.argv[i + 2]))) {
+    return `it runs ${JSON.stringify(argv)}, not ${JSON.stringify(expected.argv)}`;
+  }
+  let env: string[];
+  try {
+    env = nulSeparated(readFileSync(`${proc}/${pid}/environ`));
+  } catch (err) {
+    return `its environment cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+  }
+  const want = new Set(Object.entries(expected.env).map(([k, v]) => `${k}=${v}`));
+  const got = new Set(env);
+  // Names only: the values may be secrets.
+  const extra = [...got].filter((e) => !want.has(e)).map(nameOf);
+  const missing = [...want].filter((e) => !got.has(e)).map(nameOf);
+  if (extra.length || missing.length) return `its environment differs in ${[...new Set([...extra, ...missing])].sort().join(", ")}`;
+  return undefined;
+}
+
+/**
+ * The launcher's worker as a WorkerHandle, if it is the one the host would
+ * spawn for `interpreter` in `cwd`; otherwise it is killed and undefined is
+ * returned. Its streams are paused, as spawnWorker leaves a spawned one's.
+ */
+export function adopt(pre: Prestarted, interpreter: Interpreter, cwd: string, script: string): WorkerHandle | undefined {
+  const why =
+    pre.python !== interpreter.python ? `it runs ${pre.python}, the host would run ${interpreter.python}` : mismatch(pre.pid, expectedWorker(interpreter, script));
+  const streams = [pre.channel, pre.stdout, pre.stderr].map((fd, i) => new net.Socket({ fd, readable: true, writable: i === 0 }));
+  const [channel, stdout, stderr] = streams;
+  for (const s of streams) s.pause();
+  if (why !== undefined) {
+    log(1, `the launcher's python worker (pid ${pre.pid}) is not used: ${why}; starting one`);
+    signal(pre.pid, "SIGKILL");
+    for (const s of streams) s.destroy();
+    return undefined;
+  }
+  log(1, `python worker (pid ${pre.pid}) started by the launcher`);
+  return new PrestartedWorker(pre.pid, channel, stdout, stderr, programPathEnv(cwd, interpreter.env)[PROGRAM_PATH_VARIABLE]);
+}
+
+/** How often the worker's /proc entry is read once its channel or stderr ended, or it was killed. */
+const EXIT_POLL_MS = 20;
+/** How often otherwise: its pipes normally end when it exits, this is for a worker whose child holds them. */
+const IDLE_POLL_MS = 1000;
+
+class PrestartedWorker implements WorkerHandle {
+  private listeners: ((exit: { code: number | null; signal: string | null }) => void)[] = [];
+  private exit?: { code: number | null; signal: string | null };
+  private timer: NodeJS.Timeout;
+
+  constructor(
+    readonly pid: number,
+    readonly channel: net.Socket,
+    readonly stdout: net.Socket,
+    readonly stderr: net.Socket,
+    /** Sent first (WorkerProcess): the worker's program paths, as PROGRAM_PATH_VARIABLE holds them. */
+    readonly programPaths: string,
+  ) {
+    this.timer = setInterval(() => this.poll(), IDLE_POLL_MS).unref();
+    const soon = () => this.watchClosely();
+    channel.once("end", soon).once("close", soon).on("error", () => undefined);
+    stderr.once("end", soon).once("close", soon).on("error", () => undefined);
+    stdout.on("error", () => undefined);
+  }
+
+  onExit(listener: (exit: { code: number | null; signal: string | null }) => void): void {
+    if (this.exit) listener(this.exit);
+    else this.listeners.push(listener);
+  }
+
+  kill(sig: NodeJS.Signals): void {
+    if (this.exit) return;
+    signal(this.pid, sig);
+    this.watchClosely();
+  }
+
+  private watchClosely(): void {
+    if (this.exit) return;
+    clearInterval(this.timer);
+    this.timer = setInterval(() => this.poll(), EXIT_POLL_MS);
+    this.poll();
+  }
+
+  private poll(): void {
+    const exit = exitOf(this.pid);
+    if (!exit) return;
+    this.exit = exit;
+    clearInterval(this.timer);
+    for (const l of this.listeners.splice(0)) l(exit);
+  }
+}
+
+/**
+ * How process `pid` ended, from /proc/<pid>/stat while it is a zombie (field
+ * 52, the wait status, since Linux 3.5), or undefined while it runs. A pid that
+ * is gone, or reused by a process that is not the host's child, counts as
+ * ended with nothing known.
+ */
+export function exitOf(pid: number, proc = "/proc"): { code: number | null; signal: string | null } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`${proc}/${pid}/stat`, "latin1");
+  } catch {
+    return { code: null, signal: null };
+  }
+  // After the command name, which is in parentheses and may hold anything.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).trim().split(" ");
+  const [state, ppid] = [fields[0], Number(fields[1])];
+  if (ppid !== process.pid) return { code: null, signal: null };
+  if (state !== "Z" && state !== "X") return undefined;
+  const status = Number(fields[49]);
+  if (!Number.isInteger(status)) return { code: null, signal: null };
+  const sig = status & 0x7f;
+  if (sig === 0) return { code: (status >> 8) & 0xff, signal: null };
+  const name = Object.entries(constants.signals).find(([, n]) => n === sig)?.[0];
+  return { code: null, signal: name ?? String(sig) };
+}
+
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // Already gone.
+  }
+}
+
+function nulSeparated(bytes: Buffer): string[] {
+  const text = bytes.toString("utf8");
+  return text === "" ? [] : text.replace(/\0$/, "").split("\0");
+}
+
+function nameOf(entry: string): string {
+  const eq = entry.indexOf("=");
+  return eq < 0 ? entry : entry.slice(0, eq);
+}
+
+function samePath(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
