@@ -1,7 +1,7 @@
 // npm run dist: the release artifacts for the platform this runs on, in
 // dist/release/:
 //   pulumi-dynamic-host-<version>-<os>-<arch>.tar.gz  the single executable under
-//       all three names (hard links), for teams without Node;
+//       all three names (hard links; the Python plugin's name is its launcher script), for teams without Node;
 //   pulumi_dynamic_host-<version>-py3-none-<platform>.whl  the same executable as
 //       the wheel's scripts, so `pip install` puts the plugins on a virtualenv's PATH,
 //       and the package pulumi_dynamic_host with the reference helper programs import
@@ -11,7 +11,7 @@
 // node binary, its debug symbols stripped, with a preparation blob injected by
 // postject (the tool Node's documentation names for it) holding one CommonJS
 // bundle of the host, V8's code cache for it, and the host's files as assets
-// (package.json, proto/*.proto, python-stub/**/*.py, reference/index.cjs, and assets.json listing them).
+// (package.json, proto/*.proto, python-stub/**/*.py and launch.sh, reference/index.cjs, and assets.json listing them).
 // The wheel is built by hatchling (see packaging/python/hatch_build.py).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -65,7 +65,7 @@ async function bundle() {
 }
 
 function seaConfig() {
-  const assets = ["package.json", "reference/index.cjs", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py"))];
+  const assets = ["package.json", "reference/index.cjs", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py") || f.endsWith(".sh"))];
   fs.writeFileSync(path.join(OUT, "assets.json"), JSON.stringify(assets));
   const map = Object.fromEntries(assets.map((a) => [a, path.join(ROOT, a)]));
   map["assets.json"] = path.join(OUT, "assets.json");
@@ -108,11 +108,24 @@ function executable() {
 const osName = { linux: "linux", darwin: "darwin", win32: "windows" }[process.platform] ?? process.platform;
 const archName = { x64: "x64", arm64: "arm64" }[process.arch] ?? process.arch;
 
+/**
+ * The executable under the names the engine and people run, in `dir`: hard
+ * links, but for pulumi-resource-pulumi-python, the launcher the executable
+ * writes for itself (src/cli/python-launcher.ts), which starts the Python
+ * worker beside the host.
+ */
+function placeNames(exe, dir) {
+  for (const name of NAMES) {
+    if (name === "pulumi-resource-pulumi-python") fs.writeFileSync(path.join(dir, name), run(exe, ["python-launcher"]), { mode: 0o755 });
+    else fs.linkSync(exe, path.join(dir, name));
+  }
+}
+
 function archive(exe) {
   const base = `pulumi-dynamic-host-${pkg.version}-${osName}-${archName}`;
   const stage = path.join(OUT, base);
   fs.mkdirSync(stage);
-  for (const name of NAMES) fs.linkSync(exe, path.join(stage, name));
+  placeNames(exe, stage);
   fs.mkdirSync(RELEASE, { recursive: true });
   const file = path.join(RELEASE, `${base}.tar.gz`);
   fs.rmSync(file, { force: true });
@@ -155,7 +168,7 @@ function wheel(exe) {
   // The helper's one source is the worker's copy; the wheel's package holds it as its module.
   fs.copyFileSync(path.join(ROOT, HELPER), path.join(stage, "pulumi_dynamic_host/reference.py"));
   fs.mkdirSync(path.join(stage, "scripts"));
-  for (const name of NAMES) fs.linkSync(exe, path.join(stage, "scripts", name));
+  placeNames(exe, path.join(stage, "scripts"));
   const before = new Set(fs.existsSync(RELEASE) ? fs.readdirSync(RELEASE) : []);
   for (const f of before) if (f.endsWith(".whl")) fs.rmSync(path.join(RELEASE, f));
   run(buildPython(), ["-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--disable-pip-version-check", "-w", RELEASE, stage], {

@@ -54,6 +54,8 @@ describe("what users install: the npm package, the single executable and the whe
         "proto/google/rpc/status.proto",
         "python-stub/worker.py",
         "python-stub/start.py",
+        "python-stub/prestart.py",
+        "python-stub/launch.sh",
         "python-stub/bytecode.py",
         "python-stub/protocol.py",
         "python-stub/threads.py",
@@ -71,7 +73,7 @@ describe("what users install: the npm package, the single executable and the whe
       ]);
       const unexpected = files.filter(
         (f) =>
-          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
+          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));
@@ -91,12 +93,15 @@ describe("what users install: the npm package, the single executable and the whe
   });
 
   describe("npm run dist", function () {
-    it("makes the release archive (the executable under three names, hard links) and a platform wheel", function () {
+    it("makes the release archive (the executable under its name and the Node plugin's, the Python plugin's launcher) and a platform wheel", function () {
       const { archive, wheel } = release();
       const listing = execFileSync("tar", ["-tvzf", archive], { encoding: "utf8" });
       const top = `pulumi-dynamic-host-${VERSION}-${process.platform}-${process.arch}`;
       for (const name of PLUGIN_NAMES) expect(listing).to.contain(`${top}/${name}`);
-      expect(listing.match(/ link to /g) ?? [], "two names stored as hard links to the first").to.have.length(2);
+      expect(listing.match(/ link to /g) ?? [], "the Node plugin's name stored as a hard link to the first").to.have.length(1);
+      const launcher = execFileSync("tar", ["-xzOf", archive, `${top}/pulumi-resource-pulumi-python`], { encoding: "utf8" });
+      expect(launcher.split("\n")[0]).to.equal("#!/bin/sh");
+      expect(launcher).to.contain(`pulumi-dynamic-host ${VERSION} (the single executable)`);
       expect(path.basename(wheel)).to.match(new RegExp(`^pulumi_dynamic_host-${VERSION.replace(/\./g, "\\.")}-py3-none-(manylinux_2_\\d+_x86_64|manylinux_2_\\d+_aarch64|macosx_\\d+_\\d+_(arm64|x86_64))\\.whl$`));
     });
 

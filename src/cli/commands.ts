@@ -67,6 +67,12 @@ export async function runCli(args: readonly string[]): Promise<number> {
       const { runDebug } = await import("./debug.js");
       return runDebug(rest, out);
     }
+    case "python-launcher": {
+      // For the build (scripts/dist.mjs): the single executable's Python plugin launcher.
+      const { embeddedPythonLauncher } = await import("./python-launcher.js");
+      process.stdout.write(embeddedPythonLauncher());
+      return 0;
+    }
     case "version":
     case "--version":
       out(hostVersion());

@@ -7,7 +7,7 @@ import fs from "node:fs";
 import { hostVersion } from "../host/plugin-info.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
-import { ourPlugins } from "./install.js";
+import { isOurLauncher, ourPlugins } from "./install.js";
 import { nodeRuntime, pulumiSdk } from "./node-environment.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
 import { probePython, versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
@@ -158,6 +158,7 @@ function isThisHost(file: string, binary: string): boolean {
     return st ? `${st.dev}:${st.ino}` : undefined;
   };
   const target = id(file);
+  if (isOurLauncher(file, binary)) return true;
   return target !== undefined && [ours.fileFor(binary), ours.fileFor("pulumi-dynamic-host")].some((p) => id(p) === target);
 }
 

@@ -11,11 +11,13 @@
 //   warns "using … from $PATH" unless that directory holds pulumi too.
 //
 // What is placed: the single executable itself (hard link, else copy) when
-// running as one; otherwise a symlink to the package's bin/<name> script.
+// running as one, but under the Python plugin's name the launcher it writes
+// (python-launcher.ts); otherwise a symlink to the package's bin/<name> script.
 import fs from "node:fs";
 import path from "node:path";
 import { EMBEDDED, packageRoot } from "../host/assets.js";
-import { MODES } from "../host/modes.js";
+import { MODES, PYTHON } from "../host/modes.js";
+import { embeddedPythonLauncher } from "./python-launcher.js";
 import { hostVersion } from "../host/plugin-info.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
 import { findProjectRoot } from "../host/project-root.js";
@@ -51,9 +53,38 @@ export function ourPlugins(): { fileFor(name: string): string; dir: string; embe
   return { fileFor: (name) => path.join(bin, name), dir: bin, embedded: false };
 }
 
+/**
+ * In the single executable, what the Python plugin's name holds: its launcher
+ * script (python-launcher.ts), which starts the worker beside the executable
+ * placed under the Node plugin's name. Undefined for every other name and install.
+ */
+export function launcherText(name: string): string | undefined {
+  return EMBEDDED && name === PYTHON.binary ? embeddedPythonLauncher() : undefined;
+}
+
+/** The file at `file` is the launcher this executable writes for `name`. */
+export function isOurLauncher(file: string, name: string): boolean {
+  const text = launcherText(name);
+  if (text === undefined) return false;
+  try {
+    return fs.readFileSync(file, "utf8") === text;
+  } catch {
+    return false;
+  }
+}
+
 function place(name: string, dir: string): Placed {
   const ours = ourPlugins();
   const to = path.join(dir, name);
+  const launcher = launcherText(name);
+  if (launcher !== undefined) {
+    if (!isOurLauncher(to, name)) {
+      fs.rmSync(to, { force: true });
+      fs.writeFileSync(to, launcher, { mode: 0o755 });
+    }
+    const st = fs.statSync(to);
+    return { name, ino: st.ino, size: st.size };
+  }
   const source = ours.fileFor(name);
   if (path.resolve(source) === path.resolve(to)) return { name, ino: fs.statSync(to).ino, size: fs.statSync(to).size };
   fs.rmSync(to, { force: true });
@@ -207,7 +238,7 @@ export function uninstallFromDir(dir: string, out: (line: string) => void): void
     const st = fs.lstatSync(file, { throwIfNoEntry: false });
     if (!st) continue;
     const ours = ourPlugins().fileFor(name);
-    const same = st.isSymbolicLink() ? fs.readlinkSync(file) === ours : st.isFile() && sameContent(file, ours);
+    const same = st.isSymbolicLink() ? fs.readlinkSync(file) === ours : st.isFile() && (isOurLauncher(file, name) || sameContent(file, ours));
     if (same) {
       fs.rmSync(file);
       out(`removed ${file}`);

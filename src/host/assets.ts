@@ -63,12 +63,26 @@ export function assetDirectory(dir: string, env: NodeJS.ProcessEnv = process.env
   if (!EMBEDDED) return path.join(packageRoot(), dir);
   const known = extracted.get(dir);
   if (known) return known;
-  const names = manifest().filter((n) => n.startsWith(`${dir}/`));
-  const files = names.map((n) => ({ rel: n.slice(dir.length + 1), bytes: Buffer.from(seaApi().getRawAsset(n)) }));
+  const files = embeddedFiles(dir);
   // <cache>/<version>-<content>/<dir>: the same last two path parts as in the package.
-  const target = path.join(extractOnce(path.join(cacheRoot(env), `${versionOf()}-${contentKey(files)}`), dir, files), dir);
+  const target = path.join(extractOnce(path.join(cacheRoot(env), extractedName(files)), dir, files), dir);
   extracted.set(dir, target);
   return target;
+}
+
+/** The name of the cache directory the single executable extracts `dir` into ("<version>-<content>"). */
+export function extractedDirectoryName(dir: string): string {
+  return extractedName(embeddedFiles(dir));
+}
+
+function embeddedFiles(dir: string): { rel: string; bytes: Buffer }[] {
+  return manifest()
+    .filter((n) => n.startsWith(`${dir}/`))
+    .map((n) => ({ rel: n.slice(dir.length + 1), bytes: Buffer.from(seaApi().getRawAsset(n)) }));
+}
+
+function extractedName(files: { rel: string; bytes: Buffer }[]): string {
+  return `${versionOf()}-${contentKey(files)}`;
 }
 
 export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
