@@ -6,9 +6,9 @@
 // keep the name they were called by), and argv[0] as exec'd in the single
 // executable (a copy, hard link or symlink of it under each name). The Python
 // plugin's launcher (bin/pulumi-resource-pulumi-python, a shell script that
-// starts the worker first) runs the host under another name and says which
-// plugin it is in PULUMI_DYNAMIC_HOST_SERVE, removed here so that neither
-// providers nor workers see it.
+// starts the worker first) runs the host under another name and puts its own
+// path, as the engine ran it, in PULUMI_DYNAMIC_HOST_SERVE, whose file name
+// picks the mode; it is removed here so that neither providers nor workers see it.
 import path from "node:path";
 import { modeForBinary } from "../host/modes.js";
 
@@ -21,7 +21,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
   const caCerts = process.env.PULUMI_DYNAMIC_HOST_NODE_EXTRA_CA_CERTS;
   delete process.env.PULUMI_DYNAMIC_HOST_NODE_EXTRA_CA_CERTS;
   if (caCerts !== undefined) process.env.NODE_EXTRA_CA_CERTS = caCerts;
-  const mode = (served ? modeForBinary(served) : undefined) ?? modeForBinary(invoked);
+  const mode = (served ? modeForBinary(path.basename(served)) : undefined) ?? modeForBinary(invoked);
   if (mode) {
     const { servePlugin } = await import("./compose.js");
     return servePlugin(mode, argv.slice(2));
