@@ -7,6 +7,7 @@
 // and the engine prints no "using … from $PATH" warning — and an offline
 // environment: file backend, passphrase secrets, private PULUMI_HOME, no update
 // check, no plugin downloads.
+import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -112,3 +113,26 @@ export function sandbox(prefix: string): Sandbox {
   };
   return { dir, home, backend, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * What a Python provider's report of its host (the `whoami` of the e2e
+ * programs: the host's command line, and the PULUMI_DYNAMIC_HOST_SERVE of its
+ * starting environment) must show when the engine ran our Python plugin at
+ * `plugin`: the launcher the engine ran passed its own path, and ran the host
+ * beside it, Node on bin/launch.mjs (the npm package, the checkout), or the
+ * single executable under the Node plugin's name, with the engine's address last.
+ */
+export function expectOurPythonHost(ranBy: { host_cmdline: string[]; launched_as?: string | null }, plugin: string, embedded = false): void {
+  expect(ranBy.launched_as, "the plugin the engine ran").to.equal(plugin);
+  const dir = path.dirname(fs.realpathSync(plugin));
+  const [first, second] = ranBy.host_cmdline;
+  if (embedded) {
+    expect(fs.realpathSync(first)).to.equal(fs.realpathSync(path.join(dir, "pulumi-resource-pulumi-nodejs")));
+    expect(ranBy.host_cmdline.some((a) => /(^|\/)node$/.test(a)), "no node in the host's command line").to.equal(false);
+  } else {
+    expect(first).to.match(/(^|\/)node$/);
+    expect(fs.realpathSync(second)).to.equal(fs.realpathSync(path.join(dir, "launch.mjs")));
+  }
+  expect(ranBy.host_cmdline[ranBy.host_cmdline.length - 1], "the engine address, last on the command line").to.match(/^127\.0\.0\.1:\d+$/);
+}
+

@@ -12,7 +12,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { REPO } from "../helpers/paths.js";
 import { archiveInstall, installsRoot, npmInstall, pathWithoutNode, wheelInstall } from "../helpers/installs.js";
-import { prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { expectOurPythonHost, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 import { drive, type Step } from "./python-driver.js";
 
 const require = createRequire(import.meta.url);
@@ -109,9 +109,7 @@ function pythonWarnings(steps: Record<string, Step>): Event[] {
 function expectPythonRanBy(steps: Record<string, Step>, plugin: string, embedded: boolean, resource = "whoami") {
   for (const s of Object.values(steps)) expect(s.error, `${s.name}: ${s.error?.message}`).to.equal(undefined);
   const ranBy = steps.up.resources[resource].outputs.ran_by;
-  // As the engine exec'd it: [node, plugin, address] for the npm package; [plugin, address] for the executable.
-  expect(ranBy.host_cmdline[embedded ? 0 : 1]).to.equal(plugin);
-  if (embedded) expect(ranBy.host_cmdline.some((a: string) => /(^|\/)node$/.test(a)), "no node in the host's command line").to.equal(false);
+  expectOurPythonHost(ranBy, plugin, embedded);
   return ranBy;
 }
 
@@ -225,7 +223,7 @@ describe("installed as users install it: the real engine runs programs through e
       // The Python end-to-end suite's whole lifecycle: preview, up, up with changes, an unchanged up, refresh, destroy.
       const python = await drive(cli, "lifecycle", "runtime-options", { root: layout.root });
       expect(Object.keys(python)).to.deep.equal(["preview", "up", "up-change", "up-unchanged", "refresh", "destroy"]);
-      expect(python["up-change"].resources.basic.outputs.ran_by.host_cmdline[0]).to.equal(`${layout.bin}/${PYTHON_PLUGIN}`);
+      expect(python["up-change"].resources.basic.outputs.ran_by.launched_as).to.equal(`${layout.bin}/${PYTHON_PLUGIN}`);
       const ranBy = expectPythonRanBy(python, `${layout.bin}/${PYTHON_PLUGIN}`, true, "basic");
       expect(ranBy.worker, "the worker script, extracted from the executable").to.match(/\/pulumi-dynamic-host\/[^/]+\/python-stub\/worker\.py$/);
       expect(pythonWarnings(python)).to.deep.equal([]);

@@ -10,8 +10,8 @@
 import { expect } from "chai";
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import { REPO, TEST_VENV } from "../helpers/paths.js";
-import { E2E_BIN, E2E_ROOT, OUR_ENTRY, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { OUR_PLUGIN_DIR, REPO, TEST_VENV } from "../helpers/paths.js";
+import { E2E_BIN, E2E_ROOT, expectOurPythonHost, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 import { drive, PYTHON_WORK_DIR as WORK_DIR, type Step } from "./python-driver.js";
 
 const require = createRequire(import.meta.url);
@@ -68,11 +68,7 @@ function pickled(serialized: unknown): string {
 
 /** The provider's report of the process that ran it (whoami in program.py) is our worker under our host, started by the engine. */
 function expectOurHost(ranBy: any) {
-  const [runtime, entry, ...args] = ranBy.host_cmdline;
-  expect(runtime).to.match(/(^|\/)node$/);
-  expect(entry).to.equal(OUR_PYTHON);
-  expect(fs.realpathSync(entry)).to.equal(OUR_ENTRY);
-  expect(args[args.length - 1], "the engine address, last on the command line").to.match(/^127\.0\.0\.1:\d+$/);
+  expectOurPythonHost(ranBy, OUR_PYTHON);
   expect(ranBy.worker).to.equal(WORKER);
   expect(ranBy.cwd, "the plugin runs in the program directory").to.equal(WORK_DIR);
   expect(ranBy.prefix, "the worker runs in the test virtualenv").to.equal(TEST_VENV);
@@ -265,7 +261,7 @@ describe("end to end (Python): the real engine runs a Python program through our
     expect(nodeUp.summary.result).to.equal("succeeded");
     const nodeState = (await nodeStack.exportStack()).deployment.resources.find((r: any) => r.urn.endsWith("::from-node"));
     expect(nodeState.outputs.ranBy).to.equal(OUR_NODE);
-    expect(fs.realpathSync(nodeState.outputs.ranBy)).to.equal(OUR_ENTRY);
+    expect(fs.realpathSync(nodeState.outputs.ranBy)).to.equal(fs.realpathSync(`${OUR_PLUGIN_DIR}/pulumi-resource-pulumi-nodejs`));
 
     expect(python.up.error).to.equal(undefined);
     const ranBy = python.up.resources.whoami.outputs.ran_by;

@@ -19,7 +19,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import path from "node:path";
 import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
-import { E2E_BIN, languageStandIn, OUR_ENTRY, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
+import { E2E_BIN, expectOurPythonHost, languageStandIn, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
 import { drive as driveProgram, type DriveOptions, type Step } from "./python-driver.js";
 
 const REFERENCES_DIR = `${REPO}test/e2e/python-references`;
@@ -52,10 +52,7 @@ function ran(step: Step): [string, string][] {
 
 /** The provider's report of the process that ran it: our worker, under our plugin as the engine launched it, in the project. */
 function expectOurs(ranBy: any) {
-  const [runtime, entry] = ranBy.parent_cmdline;
-  expect(runtime).to.match(/(^|\/)node$/);
-  expect(entry).to.equal(OUR_PYTHON);
-  expect(fs.realpathSync(entry)).to.equal(OUR_ENTRY);
+  expectOurPythonHost({ host_cmdline: ranBy.parent_cmdline, launched_as: ranBy.launched_as }, OUR_PYTHON);
   expect(ranBy.process).to.equal(WORKER);
   expect(ranBy.cwd).to.equal(REFERENCES_DIR);
   expect(ranBy.module_file).to.equal(`${REFERENCES_DIR}/counters.py`);

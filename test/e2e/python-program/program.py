@@ -65,11 +65,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def whoami():
-    """Which process runs this provider: our worker, whose parent is our host started by the engine."""
+    """
+    Which process runs this provider: our worker, whose parent is our host started by the engine.
+    The Python plugin's launcher runs the host with its own path, as the engine ran it, in
+    PULUMI_DYNAMIC_HOST_SERVE (the host's starting environment).
+    """
     with open(f"/proc/{os.getppid()}/cmdline", "rb") as f:
         host = [a.decode() for a in f.read().split(b"\0") if a]
+    with open(f"/proc/{os.getppid()}/environ", "rb") as f:
+        host_env = dict(a.decode().split("=", 1) for a in f.read().split(b"\0") if b"=" in a)
     return {
         "host_cmdline": host,
+        "launched_as": host_env.get("PULUMI_DYNAMIC_HOST_SERVE"),
         "worker": sys.argv[0],
         "python": sys.executable,
         "prefix": sys.prefix,

@@ -20,8 +20,12 @@ def whoami():
     """The process that runs this provider, and the one that started it (the plugin the engine launched)."""
     with open(f"/proc/{os.getppid()}/cmdline", "rb") as f:
         parent = [a.decode() for a in f.read().split(b"\0") if a]
+    # Our Python plugin's launcher passes its own path, as the engine ran it, in the host's environment.
+    with open(f"/proc/{os.getppid()}/environ", "rb") as f:
+        parent_env = dict(a.decode().split("=", 1) for a in f.read().split(b"\0") if b"=" in a)
     return {
         "parent_cmdline": parent,
+        "launched_as": parent_env.get("PULUMI_DYNAMIC_HOST_SERVE"),
         "process": sys.argv[0],
         "python": sys.executable,
         "cwd": os.getcwd(),
