@@ -1,10 +1,11 @@
-// Starting a Python worker process, kept apart from the rest of the bridge so
-// the host can start its first worker before anything else loads (grpc-js,
-// the bridge's other modules): the worker's own start-up (the interpreter,
-// then `import pulumi`, dill, grpc and protobuf: ~190 ms here) then runs on
-// the second core while those load. Workers are spawned with execa, as the
-// design asks; loading its chunk costs about 23 ms before the first worker
-// starts (docs/performance.md).
+// Starting a Python worker process, with execa, as the design asks. Kept
+// apart from the rest of the bridge: when the Python launcher did not start the
+// first worker (docs/launcher.md), the host spawns it from here before anything
+// else loads (grpc-js, the bridge's other modules), so the worker's own
+// start-up (the interpreter, then `import pulumi`, dill, grpc and protobuf:
+// ~150 ms here) runs on the second core while those load; loading execa's chunk
+// costs about 23 ms first (docs/performance.md). Otherwise the pool loads this
+// module only when it starts a worker itself.
 import { execa } from "execa";
 import path from "node:path";
 import type { Readable } from "node:stream";
