@@ -16,11 +16,11 @@
 import { readFileSync, realpathSync } from "node:fs";
 import net from "node:net";
 import { constants } from "node:os";
-import path from "node:path";
 import { log } from "../host/log.js";
 import type { Interpreter } from "./interpreter.js";
 import { programPathEnv, PROGRAM_PATH_VARIABLE } from "./program-paths.js";
 import type { WorkerHandle } from "./worker-handle.js";
+import { workerArgs, workerBaseEnv } from "./worker-settings.js";
 
 export const PRESTARTED_VARIABLE = "PULUMI_DYNAMIC_HOST_PRESTARTED";
 
@@ -43,13 +43,15 @@ export function takePrestarted(env: NodeJS.ProcessEnv = process.env): Prestarted
   return { pid, channel, stdout, stderr, python: m[5] };
 }
 
-/** What the host would run for its first worker: the argv and environment spawnWorker gives it. */
+/**
+ * What the host would run for its first worker, as spawnWorker runs it (worker-settings.ts), but
+ * for the program paths, which the launcher's worker gets in a message, and with its marker.
+ */
 export function expectedWorker(interpreter: Interpreter, script: string): { argv: string[]; env: Record<string, string> } {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(interpreter.env)) if (v !== undefined) env[k] = v;
-  env.PULUMI_DYNAMIC_HOST_CHANNEL_FD = "3";
+  for (const [k, v] of Object.entries(workerBaseEnv(interpreter))) if (v !== undefined) env[k] = v;
   env[PRESTARTED_VARIABLE] = "1";
-  return { argv: [interpreter.python, "-u", path.join(path.dirname(script), "start.py"), script], env };
+  return { argv: [interpreter.python, ...workerArgs(script)], env };
 }
 
 /**

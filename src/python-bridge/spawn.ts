@@ -7,11 +7,10 @@
 // costs about 23 ms first (docs/performance.md). Otherwise the pool loads this
 // module only when it starts a worker itself.
 import { execa } from "execa";
-import path from "node:path";
 import type { Readable } from "node:stream";
 import type { Interpreter } from "./interpreter.js";
 import { programPathEnv } from "./program-paths.js";
-import { workerScript, workerSettings } from "./worker-settings.js";
+import { workerArgs, workerBaseEnv, workerSettings } from "./worker-settings.js";
 
 export { workerScript, workerSettings } from "./worker-settings.js";
 
@@ -25,12 +24,9 @@ export { workerScript, workerSettings } from "./worker-settings.js";
  * gets the program's import paths (program-paths.ts).
  */
 export function spawnWorker(interpreter: Interpreter, cwd: string, script = workerSettings().script, stdout: "inherit" | "pipe" = "inherit") {
-  // The host's own worker goes through start.py, which runs it from compiled code kept between
-  // starts (python-stub/bytecode.py); a worker script of the user's (the setting above) runs as it is.
-  const args = script === workerScript() ? ["-u", path.join(path.dirname(script), "start.py"), script] : ["-u", script];
-  const child = execa(interpreter.python, args, {
+  const child = execa(interpreter.python, workerArgs(script), {
     cwd,
-    env: { ...interpreter.env, ...programPathEnv(cwd, interpreter.env), PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" },
+    env: { ...workerBaseEnv(interpreter), ...programPathEnv(cwd, interpreter.env) },
     extendEnv: false,
     stdio: ["ignore", stdout, "pipe", "pipe"],
     buffer: false,

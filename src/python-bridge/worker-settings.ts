@@ -4,6 +4,7 @@
 import path from "node:path";
 import { assetDirectory } from "../host/assets.js";
 import { MAX_TIMER_MS } from "../host/deadline.js";
+import type { Interpreter } from "./interpreter.js";
 
 /** The worker script: in the package, or extracted from the single executable on first use. */
 export function workerScript(): string {
@@ -26,5 +27,20 @@ export function workerSettings(env: NodeJS.ProcessEnv = process.env) {
     pingIntervalMs: ms("PULUMI_DYNAMIC_HOST_PING_INTERVAL_MS", 10_000),
     pingTimeoutMs: ms("PULUMI_DYNAMIC_HOST_PING_TIMEOUT_MS", 30_000),
   };
+}
+
+/**
+ * How a worker of `script` is run, after the interpreter: the host's own
+ * through start.py, which runs it from compiled code kept between starts
+ * (python-stub/bytecode.py); a worker script of the user's (the setting above)
+ * as it is. spawn.ts runs it so; prestarted.ts checks the launcher's against it.
+ */
+export function workerArgs(script: string): string[] {
+  return script === workerScript() ? ["-u", path.join(path.dirname(script), "start.py"), script] : ["-u", script];
+}
+
+/** A worker's environment, but for its program paths (program-paths.ts): the interpreter's, and its channel on fd 3. */
+export function workerBaseEnv(interpreter: Interpreter): NodeJS.ProcessEnv {
+  return { ...interpreter.env, PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" };
 }
 

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { exitOf, expectedWorker, mismatch, takePrestarted } from "../../src/python-bridge/prestarted.js";
+import { workerScript } from "../../src/python-bridge/worker-settings.js";
 
 describe("the launcher's python worker (prestarted.ts)", function () {
   let proc: string;
@@ -21,7 +22,9 @@ describe("the launcher's python worker (prestarted.ts)", function () {
     return `${pid} (${comm}) ${state} ${ppid} ${rest.join(" ")}\n`;
   };
   const interpreter = { python: "/venv/bin/python", env: { PATH: "/venv/bin:/usr/bin", PWD: "/project", SECRET_TOKEN: "hunter22", GONE: undefined } };
-  const script = "/pkg/python-stub/worker.py";
+  // The host's own worker script (a checkout's): the launcher starts it through start.py beside it.
+  const script = workerScript();
+  const start = path.join(path.dirname(script), "start.py");
 
   beforeEach(function () {
     proc = fs.mkdtempSync(path.join(os.tmpdir(), "fake-proc-"));
@@ -41,7 +44,7 @@ describe("the launcher's python worker (prestarted.ts)", function () {
 
   it("expects the argv and environment the host gives its first worker, with the marker the worker reads", function () {
     expect(expectedWorker(interpreter, script)).to.deep.equal({
-      argv: ["/venv/bin/python", "-u", "/pkg/python-stub/start.py", script],
+      argv: ["/venv/bin/python", "-u", start, script],
       env: { PATH: "/venv/bin:/usr/bin", PWD: "/project", SECRET_TOKEN: "hunter22", PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3", PULUMI_DYNAMIC_HOST_PRESTARTED: "1" },
     });
   });
