@@ -10,6 +10,7 @@ import path from "node:path";
 import { pythonProvider } from "./helpers/payloads.js";
 import { REPO, TEST_VENV, VENV_PYTHON } from "./helpers/paths.js";
 import { ENGINE_ADDRESS, Plugin, type LaunchOptions } from "./helpers/plugin.js";
+import { environOf, processState } from "./helpers/proc.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 const LOUD = ["--logtostderr", "-v=1", ENGINE_ADDRESS];
@@ -27,19 +28,6 @@ async function facts(p: Plugin, name: string): Promise<Facts> {
   const a = await p.client.create({ urn: urn(name), properties: { __provider: pythonProvider("facts", "python_launcher_providers.py") } });
   expect(a.code, a.details).to.equal(0);
   return a.view.properties as Facts;
-}
-
-function stateOf(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-  } catch {
-    return undefined;
-  }
-}
-
-function environOf(pid: number): string[] {
-  return fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
 }
 
 describe("pulumi-resource-pulumi-python's launcher: the worker starts beside the host", function () {
@@ -100,7 +88,7 @@ describe("pulumi-resource-pulumi-python's launcher: the worker starts beside the
       expect(m![2]).to.match(why);
       const rejected = Number(m![1]);
       expect(f.pid).to.not.equal(rejected);
-      expect(stateOf(rejected), "the rejected worker").to.be.oneOf([undefined, "Z"]);
+      expect(processState(rejected), "the rejected worker").to.be.oneOf([undefined, "Z"]);
       expect(f.environ.PATH.split(":")[0]).to.equal(`${TEST_VENV}/bin`);
     });
   }
@@ -115,7 +103,7 @@ describe("pulumi-resource-pulumi-python's launcher: the worker starts beside the
     expect(second.pid).to.not.equal(first.pid);
     expect(second.ppid).to.equal(p.child.pid);
     await p.stop();
-    for (let i = 0; i < 100 && stateOf(first.pid) !== undefined; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(stateOf(first.pid), "the killed worker after the host exited").to.equal(undefined);
+    for (let i = 0; i < 100 && processState(first.pid) !== undefined; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(processState(first.pid), "the killed worker after the host exited").to.equal(undefined);
   });
 });

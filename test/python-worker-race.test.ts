@@ -24,6 +24,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import { pythonProvider } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
+import { environOf, parentOf, processState } from "./helpers/proc.js";
 import type { Outcome } from "./helpers/client.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
@@ -37,25 +38,6 @@ const IN_FLIGHT = 3;
 /** The worker processes of a plugin: its process group less the host itself. */
 function workerPids(p: Plugin): number[] {
   return p.groupPids().filter((pid) => pid !== p.child.pid);
-}
-
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** The process state letter of /proc/<pid>/stat, or undefined once it is reaped. */
-function processState(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -165,7 +147,7 @@ describe("python worker killed while requests race it", function () {
       const workers = workerPids(p);
       expect(workers, `round ${round}: the worker processes`).to.have.length(1);
       const [victim] = workers;
-      const launchers = fs.readFileSync(`/proc/${victim}/environ`, "utf8").split("\0").includes("PULUMI_DYNAMIC_HOST_PRESTARTED=1");
+      const launchers = environOf(victim).includes("PULUMI_DYNAMIC_HOST_PRESTARTED=1");
       const frozen = round % 2 === 0;
       const host = p.child.pid!;
       const burst: { name: string; answer: Promise<Outcome> }[] = [];
@@ -209,8 +191,7 @@ describe("python worker killed while requests race it", function () {
     const answer = bounded(p.client.create({ urn: urn(name), properties: { __provider: pythonProvider("spawner", "python_fault_providers.py"), seconds: 600 } }), name);
     await p.until(() => /spawned \d+ from create/.test(p.stderr.slice(mark)), "the create to start its child process");
     const sleeper = Number(/spawned (\d+) from create/.exec(p.stderr.slice(mark))![1]);
-    const stat = fs.readFileSync(`/proc/${sleeper}/stat`, "utf8");
-    const worker = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const worker = parentOf(sleeper)!;
     expect(workerPids(p)).to.include(worker);
     // The worker's channel is not handed down to processes its user code starts; its stdio is.
     const held = Object.fromEntries(fs.readdirSync(`/proc/${sleeper}/fd`).map((fd) => [fd, fs.readlinkSync(`/proc/${sleeper}/fd/${fd}`)]));
