@@ -30,7 +30,7 @@ def _exec_host(host):
     os.execvp(host[0], host)
 
 
-def _worker_env(python, venv):
+def _worker_env(venv):
     """What interpreter.ts gives the first worker: the virtualenv's bin first on PATH, no PYTHONHOME."""
     env = dict(os.environ)
     env.pop("PULUMI_DYNAMIC_HOST_SERVE", None)
@@ -67,7 +67,7 @@ def _child(python, venv, stub, worker_fds, host_fds):
             if fd > 3:
                 os.close(fd)
         args = [python, "-u", os.path.join(stub, "start.py"), os.path.join(stub, "worker.py")]
-        os.execvpe(python, args, _worker_env(python, venv))
+        os.execvpe(python, args, _worker_env(venv))
     except BaseException as e:  # noqa: BLE001 - nothing may escape into the host's code path
         try:
             os.write(2, ("pulumi-dynamic-host: could not start the Python worker with %s: %s\n" % (python, e)).encode("utf-8", "replace"))
