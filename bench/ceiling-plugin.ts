@@ -8,7 +8,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { limitOldGenerationGrowth } from "../src/host/old-generation.js";
 import { serviceDefinition, SERVER_OPTIONS } from "../src/host/server.js";
-import { tierUpSooner } from "../src/host/tier-up.js";
+import { requestServed, tierUpUnderLoad } from "../src/host/tier-up.js";
 import type { WireStruct } from "../src/host/wire.js";
 import { capYoungGeneration } from "../src/host/young-generation.js";
 
@@ -24,7 +24,13 @@ const echo = (call: grpc.ServerUnaryCall<any, any>, callback: grpc.sendUnaryData
   else answer();
 };
 const ok = (_call: unknown, callback: grpc.sendUnaryData<any>) => callback(null, {});
-server.addService(serviceDefinition(), {
+// Each answer counts toward the interrupt budget's lowering, as the host's answers do (src/host/grpc-adapter.ts).
+type Handler = (call: any, callback: grpc.sendUnaryData<any>) => void;
+const counted = (h: Handler): Handler => (call, callback) => h(call, (err, value) => {
+  requestServed();
+  callback(err, value);
+});
+const handlers: Record<string, Handler> = {
   Create: echo,
   Check: (call: grpc.ServerUnaryCall<any, any>, cb: grpc.sendUnaryData<any>) => cb(null, { inputs: call.request.news, failures: [] }),
   Diff: (_c: unknown, cb: grpc.sendUnaryData<any>) => cb(null, { changes: 0 }),
@@ -33,9 +39,10 @@ server.addService(serviceDefinition(), {
   Configure: ok,
   Cancel: ok,
   GetPluginInfo: (_c: unknown, cb: grpc.sendUnaryData<any>) => cb(null, { version: "0.0.0" }),
-});
+};
+server.addService(serviceDefinition(), Object.fromEntries(Object.entries(handlers).map(([k, h]) => [k, counted(h)])));
 server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, port) => {
   if (err) throw err;
   process.stdout.write(`${port}\n`);
-  tierUpSooner();
+  tierUpUnderLoad();
 });

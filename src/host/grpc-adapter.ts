@@ -11,6 +11,7 @@ import { CancelledError, toStatus } from "./errors.js";
 import { log } from "./log.js";
 import type { Redaction } from "./redaction.js";
 import { UndecodableRequest } from "./request-decode.js";
+import { requestServed } from "./tier-up.js";
 
 export type UnaryHandler<Req, Res> = (request: Req, signal: CallSignal) => Promise<Res> | Res;
 
@@ -29,6 +30,7 @@ export function unary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>, re
       if (answered) return;
       answered = true;
       call.removeListener("cancelled", onCancel);
+      requestServed();
       if (err) callback(err);
       else callback(null, value);
     };

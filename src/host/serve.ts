@@ -9,7 +9,7 @@ import type { Mode } from "./modes.js";
 import { pluginVersion } from "./plugin-info.js";
 import type { DynamicRuntime } from "./runtime.js";
 import { capYoungGeneration } from "./young-generation.js";
-import { tierUpSooner } from "./tier-up.js";
+import { tierUpUnderLoad } from "./tier-up.js";
 import { limitOldGenerationGrowth } from "./old-generation.js";
 
 export interface ServedRuntime {
@@ -46,7 +46,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
   log(1, `${mode.binary} serving on 127.0.0.1:${port} (cwd ${cwd})`);
   afterPort?.();
   warmUp();
-  tierUpSooner();
+  tierUpUnderLoad();
 
   // On a signal, release the runtime's processes, then end as the reference of
   // the mode does: the Node one dies of the signal (it has no handler); the

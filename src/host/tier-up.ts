@@ -1,38 +1,70 @@
-// Lets V8 optimize the host's request path after fewer requests.
+// Lets V8 optimize the host's request path sooner, once the host is under
+// sustained load.
 //
 // V8 moves a function from its interpreter and baseline code to optimized code
 // once the function has run through its "interrupt budget" of bytecode, 66 KiB
-// by default on Node 20. A server that runs for hours pays that once; a plugin
-// lives for one deployment, and most deployments send it tens or hundreds of
-// requests, so it spends its life, and the bench's slow workloads all their
-// passes, in code that is not optimized yet. With an eighth of the budget,
-// set once the port line is out (A/B in the bench, two runs each, against the
-// same build without it):
-//   IO-bound c=32, Python mode   1100/1114 → 1300/1211 req/s, host CPU per
-//                                request 0.81–0.85 → 0.49–0.60 ms
-//   IO-bound c=32, Node mode     level throughput, CPU 0.57–0.64 → 0.34–0.39 ms
-//   CPU-bound c=8, Python mode   326/337 → 342/344 req/s, host 0.94–1.00 → 0.70–0.77 ms
-//   cycle c=16                   Node 3596/3819 → 4385/4027, Python 1734/1884 → 2236/1998
-//   start-up, trivial c=32 after 5000 warm-up requests: level; RSS +1 MiB.
-// Set after the port line so that start-up runs as before (set at the
-// process's first instruction, the first ms already compiled more).
+// by default on Node 20. With an eighth of it, a host that serves thousands of
+// requests spends less CPU on each (the RPC bench, A/B: IO-bound c=32 host CPU
+// per request 0.81–0.85 → 0.49–0.60 ms in Python mode, 0.57–0.64 → 0.34–0.39
+// in Node mode, the cycle and CPU-bound workloads faster).
 //
-// Not set when the user gave node a budget of their own, or on a V8 this was
-// not measured on (the flag's meaning and default are V8's to change).
+// But a plugin lives for one command, and under the real engine most commands
+// send it tens or hundreds of requests, one after another (the engine checks
+// each registration as it arrives). Over that life the lower budget costs
+// more than it saves: V8 compiles and recompiles dozens of functions that
+// then run only a few hundred more times. The host's CPU per Check, called as
+// the engine calls it, by request number (docs/performance.md, "The first
+// hundred requests"):
+//                      1–10     11–100      101–300    301–1000
+//   lowered at start   3–5 ms   2.3–2.7     1.4–1.6    0.5–0.6
+//   V8's default       1–3      0.8–1.3     0.8–1.1    0.6–0.96
+// so the budget is lowered only once the host has served SUSTAINED_LOAD
+// requests, where V8's optimizing pays back over the requests still to come.
+//
+// Not lowered when the user gave node a budget of their own, or on a V8 this
+// was not measured on (the flag's meaning and default are V8's to change).
 import v8 from "node:v8";
 import { settingApplies } from "./v8-settings.js";
 
 /** An eighth of V8 11.3's default of 66 KiB. */
 export const INTERRUPT_BUDGET = 8448;
 
+/**
+ * Requests served before the budget is lowered. From the table above, the
+ * lowered budget's compiling costs ≈ 0.2 s of CPU over the next few hundred
+ * requests and saves ≈ 0.3 ms on each after: it pays back from about a
+ * thousand requests on, which a deployment of a few hundred resources never sends.
+ */
+export const SUSTAINED_LOAD = 1000;
+
 /** Whether the user or the V8 version rules the change out. */
 export function tierUpSoonerApplies(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv, v8Version = process.versions.v8): boolean {
   return settingApplies(/interrupt[-_]budget/, env, execArgv, v8Version);
 }
 
-/** Lowers the interrupt budget where tierUpSoonerApplies(); returns whether it did. */
+/** Lowers the interrupt budget now, where tierUpSoonerApplies(); returns whether it did. */
 export function tierUpSooner(): boolean {
   if (!tierUpSoonerApplies()) return false;
   v8.setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
   return true;
+}
+
+/** Requests still to be served before the budget is lowered; undefined while not armed (or once lowered). */
+let untilLowered: number | undefined;
+
+/**
+ * Arms the lowering: tierUpSooner() runs once requestServed() has been called
+ * `after` times. Returns whether it will (false where tierUpSoonerApplies() is false).
+ */
+export function tierUpUnderLoad(after = SUSTAINED_LOAD): boolean {
+  if (!tierUpSoonerApplies()) return false;
+  untilLowered = Math.max(1, after);
+  return true;
+}
+
+/** Counts one request the server has answered; lowers the budget at the armed count. */
+export function requestServed(): void {
+  if (untilLowered === undefined || --untilLowered > 0) return;
+  untilLowered = undefined;
+  tierUpSooner();
 }
