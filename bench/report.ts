@@ -69,6 +69,10 @@ export interface Result {
    * over every request of every measured pass.
    */
   rounds?: RoundResult[];
+  /** First requests only: each range of requests, over all launches together. */
+  firstRanges?: FirstRange[];
+  /** First requests only: how the CPU was read (bench/measure.ts groupCpuMsFine). */
+  cpuClock?: "thread run time" | "clock ticks";
   /** Distinct providers only: the group's RSS after each quarter of the providers. */
   rssByProviders?: { providers: number; rssMiB: number }[];
   /**
@@ -77,6 +81,18 @@ export interface Result {
    */
   ratios?: Record<string, number>;
   firstCreateRatios?: Record<string, number>;
+}
+
+/** Requests `from`–`to` of a fresh plugin's first (bench/run.ts firstRequests), over every launch. */
+export interface FirstRange {
+  from: number;
+  to: number;
+  /** The plugin group's CPU over these requests of every launch, per request. */
+  cpuMsPerRequest: number;
+  /** The launched process's share, where the group has other processes. */
+  hostCpuMsPerRequest?: number;
+  /** Over every request of the range, every launch. */
+  p50Ms: number;
 }
 
 /** One measured pass of a load workload. */
@@ -115,7 +131,10 @@ export function addRatios(results: Result[]): void {
     for (const b of BASELINES) {
       const base = results.find((x) => x.workload === r.workload && x.plugin === b.id);
       if (!base) continue;
-      if (r.workload === "startup") {
+      if (r.workload === "first") {
+        // Less CPU for the same requests is faster: theirs over ours.
+        if (r.pluginCpuMsPerRequest && base.pluginCpuMsPerRequest) ratios[b.id] = base.pluginCpuMsPerRequest / r.pluginCpuMsPerRequest;
+      } else if (r.workload === "startup") {
         if (r.portMs && base.portMs) ratios[b.id] = base.portMs / r.portMs;
         if (r.firstCreateMs && base.firstCreateMs) first[b.id] = base.firstCreateMs / r.firstCreateMs;
       } else if (r.throughput && base.throughput) {
@@ -171,6 +190,26 @@ export function formatReport(report: Report): string {
       );
       const boots = report.meta.bootTimes as BootTimes | undefined;
       if (boots) notes.push(bootNote(boots));
+    } else if (w.id === "first") {
+      const ranges = rows.find((r) => r.firstRanges)?.firstRanges ?? [];
+      const span = (x: FirstRange) => `${x.from}–${x.to}`;
+      const at = (r: Result, i: number) => r.firstRanges?.[i];
+      out.push(
+        table(
+          ["plugin", ...ranges.map((x) => `CPU ms/req ${span(x)}`), ...ranges.map((x) => `p50 ms ${span(x)}`), "CPU ms/req all", ...baseCols],
+          rows.map((r) => [
+            label(r.plugin),
+            ...ranges.map((_, i) => num(at(r, i)?.cpuMsPerRequest, 2)),
+            ...ranges.map((_, i) => num(at(r, i)?.p50Ms, 2)),
+            num(r.pluginCpuMsPerRequest, 2),
+            ...BASELINES.map((b) => ratio(r.ratios?.[b.id])),
+          ]),
+        ),
+      );
+      notes.push(
+        `first: CPU of the plugin's process group (host + workers) from /proc (${[...new Set(rows.map((r) => r.cpuClock ?? "-"))].join(", ")}), summed over every launch; ` +
+          "ratios: the baseline's CPU per request over the plugin's, all requests (>1 = less CPU); the hosts' own shares are in the JSON.",
+      );
     } else {
       // The host's own share only where workers exist: the rest of the CPU column is theirs.
       const split = rows.some((r) => r.hostCpuMsPerRequest !== undefined);

@@ -24,10 +24,10 @@ import { VENV_PYTHON } from "../test/helpers/paths.js";
 import { archiveInstall, npmInstall } from "../test/helpers/installs.js";
 import { Plugin } from "../test/helpers/plugin.js";
 import { makeDriver, type ClientKind, type Driver, type DriverSession } from "./drivers.js";
-import { groupCpuMs, median, percentile, Recorder, RssSampler } from "./measure.js";
+import { groupCpuMs, groupCpuMsFine, median, percentile, Recorder, RssSampler } from "./measure.js";
 import { providerSets, type Language, type ProviderSet } from "./payloads.js";
-import { addRatios, DEFAULT_PLUGINS, formatReport, PLUGINS, writeJson, type BootTimes, type PluginSpec, type Report, type Result, type RoundResult, type WorkloadInfo } from "./report.js";
-import { configureRequest, createRequest, FULL, loadWorkloads, SMOKE, STARTUP, type LoadWorkload, type Prepared, type Sizes, type Target } from "./workloads.js";
+import { addRatios, DEFAULT_PLUGINS, formatReport, PLUGINS, writeJson, type BootTimes, type FirstRange, type PluginSpec, type Report, type Result, type RoundResult, type WorkloadInfo } from "./report.js";
+import { checkRequest, configureRequest, createRequest, FIRST, FIRST_GAP_MS, FULL, loadWorkloads, SMOKE, STARTUP, type LoadWorkload, type Prepared, type Sizes, type Target } from "./workloads.js";
 
 const BENCH_DIR = fileURLToPath(new URL("../../bench/", import.meta.url));
 
@@ -166,6 +166,104 @@ async function startup(specs: PluginSpec[], sizes: Sizes, sets: Record<Language,
   for (const r of results.values()) {
     if (r.portSamples!.length > 0) r.portMs = median(r.portSamples!);
     if (r.firstCreateSamples!.length > 0) r.firstCreateMs = median(r.firstCreateSamples!);
+  }
+  return [...results.values()];
+}
+
+/**
+ * What the RPC workloads' warm-up hides and a real command is made of: a fresh
+ * plugin's first Checks, one at a time with a pause between them, as the engine
+ * sends them while a program registers its resources. `sizes.launches` launches
+ * per plugin, rounds interleaved; the group's CPU (each thread's run time
+ * where the kernel shows it, groupCpuMsFine) is read at each of
+ * `sizes.firstMarks`, and each range's is summed over every launch.
+ */
+async function firstRequests(specs: PluginSpec[], sizes: Sizes, sets: Record<Language, ProviderSet>): Promise<Result[]> {
+  const marks = sizes.firstMarks;
+  const last = marks[marks.length - 1];
+  interface Acc { cpu: number[]; host: number[]; latencies: number[][]; workers: boolean; ticks: boolean }
+  const accs = new Map<string, Acc>();
+  const results = new Map<string, Result>();
+  for (const s of specs) {
+    results.set(s.id, { plugin: s.id, workload: FIRST.id, requests: 0, ok: 0, failed: 0 });
+    accs.set(s.id, { cpu: marks.map(() => 0), host: marks.map(() => 0), latencies: marks.map(() => []), workers: false, ticks: false });
+  }
+  const pause = () => new Promise((resolve) => setTimeout(resolve, FIRST_GAP_MS));
+  for (let round = 0; round < sizes.launches; round++) {
+    for (const spec of specs) {
+      const r = results.get(spec.id)!;
+      const acc = accs.get(spec.id)!;
+      if (r.aborted) continue;
+      const target: Target = { language: spec.language, providers: providersOf(sets, spec) };
+      const checks = Array.from({ length: last }, (_, i) => checkRequest(target, `r${i}`, { __provider: target.providers.trivial, name: `r${i}`, generation: 1 }));
+      let plugin: Plugin;
+      try {
+        plugin = await launch(spec);
+      } catch (e) {
+        r.aborted = `launch failed: ${(e as Error).message.split("\n")[0]}`;
+        continue;
+      }
+      const rec = new Recorder();
+      const raw = plugin.client.raw;
+      const deadline = performance.now() + sizes.boundMs;
+      const sampler = new RssSampler(plugin).start();
+      try {
+        if (!(await rec.call(raw, "getPluginInfo", new pb.emptyPb.Empty())) || !(await rec.call(raw, "configure", configureRequest()))) {
+          r.failed++;
+          r.firstError ??= rec.firstError;
+          continue;
+        }
+        let before = groupCpuMsFine(plugin);
+        let sent = 0;
+        for (let m = 0; m < marks.length; m++) {
+          const sub = new Recorder();
+          for (; sent < marks[m]; sent++) {
+            r.requests++;
+            if (await sub.call(raw, "check", checks[sent])) r.ok++;
+            else {
+              r.failed++;
+              r.firstError ??= sub.firstError;
+            }
+            await pause();
+          }
+          const now = groupCpuMsFine(plugin);
+          acc.ticks ||= !now.fine || !before.fine;
+          acc.cpu[m] += now.total - before.total;
+          acc.host[m] += now.root - before.root;
+          acc.workers ||= now.processes > 1;
+          acc.latencies[m].push(...sub.latencies);
+          before = now;
+          if (performance.now() > deadline) {
+            r.aborted = `time bound (${sizes.boundMs} ms) reached after ${sent} requests`;
+            break;
+          }
+        }
+      } finally {
+        r.peakRssMiB = Math.max(r.peakRssMiB ?? 0, sampler.stop());
+        await stop(plugin);
+      }
+      progress(`first ${round + 1}/${sizes.launches} ${spec.id}: ${r.ok} Checks answered so far`);
+    }
+  }
+  for (const spec of specs) {
+    const r = results.get(spec.id)!;
+    const acc = accs.get(spec.id)!;
+    const launches = acc.latencies[0].length / marks[0];
+    if (!launches) continue;
+    r.firstRanges = marks.map((to, m): FirstRange => {
+      const from = m === 0 ? 1 : marks[m - 1] + 1;
+      const n = (to - from + 1) * launches;
+      return {
+        from,
+        to,
+        cpuMsPerRequest: acc.cpu[m] / n,
+        ...(acc.workers ? { hostCpuMsPerRequest: acc.host[m] / n } : {}),
+        p50Ms: median(acc.latencies[m]),
+      };
+    });
+    r.pluginCpuMsPerRequest = acc.cpu.reduce((a, b) => a + b, 0) / (last * launches);
+    r.cpuClock = acc.ticks ? "clock ticks" : "thread run time";
+    if (acc.workers) r.hostCpuMsPerRequest = acc.host.reduce((a, b) => a + b, 0) / (last * launches);
   }
   return [...results.values()];
 }
@@ -403,17 +501,17 @@ async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets:
   return sessions.map((s) => s.result);
 }
 
-function selectWorkloads(sizes: Sizes, only: string[] | undefined): { startup: boolean; load: LoadWorkload[] } {
+function selectWorkloads(sizes: Sizes, only: string[] | undefined): { startup: boolean; first: boolean; load: LoadWorkload[] } {
   const { standard, optIn } = loadWorkloads(sizes);
-  if (!only) return { startup: true, load: standard };
+  if (!only) return { startup: true, first: true, load: standard };
   const all = [...standard, ...optIn];
   const matches = (id: string, name: string) => id === name || id.startsWith(`${name}-`);
   for (const name of only) {
-    if (name !== STARTUP.id && !all.some((w) => matches(w.id, name))) {
-      throw new Error(`--only ${name}: no such workload; workloads: ${[STARTUP.id, ...all.map((w) => w.id)].join(", ")}`);
+    if (name !== STARTUP.id && name !== FIRST.id && !all.some((w) => matches(w.id, name))) {
+      throw new Error(`--only ${name}: no such workload; workloads: ${[STARTUP.id, FIRST.id, ...all.map((w) => w.id)].join(", ")}`);
     }
   }
-  return { startup: only.includes(STARTUP.id), load: all.filter((w) => only.some((name) => matches(w.id, name))) };
+  return { startup: only.includes(STARTUP.id), first: only.includes(FIRST.id), load: all.filter((w) => only.some((name) => matches(w.id, name))) };
 }
 
 function meta(opts: Options, sizes: Sizes, loadAtStart: number[]): Record<string, unknown> {
@@ -463,7 +561,11 @@ export async function main(argv: string[]): Promise<void> {
   // Installed copies are made before anything is timed.
   for (const s of specs) if (s.installed) progress(`${s.id}: ${installedPlugin(s.installed, s.language)}`);
   const selected = selectWorkloads(sizes, opts.only);
-  const workloads: WorkloadInfo[] = [...(selected.startup ? [STARTUP] : []), ...selected.load.map((w) => ({ id: w.id, title: w.title }))];
+  const workloads: WorkloadInfo[] = [
+    ...(selected.startup ? [STARTUP] : []),
+    ...(selected.first ? [FIRST] : []),
+    ...selected.load.map((w) => ({ id: w.id, title: w.title })),
+  ];
 
   progress(`making payloads with the SDK serializers (${sizes.distinct} distinct providers per language)`);
   const needDistinct = selected.load.some((w) => w.id === "distinct");
@@ -472,6 +574,7 @@ export async function main(argv: string[]): Promise<void> {
   if (selected.load.length > 0) driver = makeDriver(opts.client);
   const results: Result[] = [];
   if (selected.startup) results.push(...(await startup(specs, sizes, sets)));
+  if (selected.first) results.push(...(await firstRequests(specs, sizes, sets)));
   for (const w of selected.load) {
     for (const r of await runLoad(specs, w, sizes, sets)) {
       results.push(r);

@@ -13,8 +13,13 @@ import { propertyBag, type Language, type ProviderSet } from "./payloads.js";
 export type Pace = "fast" | "slow";
 
 export interface Sizes {
-  /** Launches per plugin for the start-up workload (median reported). */
+  /** Launches per plugin for the start-up workload (median reported), and for the first-requests workload. */
   launches: number;
+  /**
+   * The first-requests workload: how many Checks a fresh plugin gets, one at
+   * a time, and where its ranges end (1–10, 11–100, 101–300 in full).
+   */
+  firstMarks: number[];
   trivial: number;
   io: number;
   cpu: number;
@@ -29,10 +34,11 @@ export interface Sizes {
    * Unmeasured requests sent first to every freshly launched plugin (the
    * cycle warms with as many requests, the distinct workload with the trivial
    * provider): workers started, providers loaded, the JIT warm. Throughput is
-   * steady-state; the start-up workload is where cold costs show. With the Go
-   * client, the Node-based plugins' throughput still rose by half between the
-   * first and last of five passes after 500 requests; 5000 would keep the
-   * Python reference's IO-bound run busy for 28 s.
+   * steady-state; the start-up and first-requests workloads are where cold
+   * costs show. With the Go client, the Node-based plugins' throughput still
+   * rose by half between the first and last of five passes after 500
+   * requests; 5000 would keep the Python reference's IO-bound run busy for
+   * 28 s.
    */
   warmup: Record<Pace, number>;
   /**
@@ -48,6 +54,7 @@ export interface Sizes {
 
 export const FULL: Sizes = {
   launches: 7,
+  firstMarks: [10, 100, 300],
   trivial: 500,
   io: 500,
   cpu: 500,
@@ -62,6 +69,7 @@ export const FULL: Sizes = {
 
 export const SMOKE: Sizes = {
   launches: 1,
+  firstMarks: [2, 6, 12],
   trivial: 24,
   io: 32,
   cpu: 8,
@@ -117,6 +125,25 @@ export const STARTUP = { id: "startup", title: "spawn → port line, and spawn �
 const typeOf = (language: Language) => (language === "python" ? "pulumi-python:dynamic:Resource" : "pulumi-nodejs:dynamic:Resource");
 const urnOf = (t: Target, name: string) => `urn:pulumi:bench::bench::${typeOf(t.language)}::${name}`;
 const struct = (o: Record<string, unknown>) => pb.structPb.Struct.fromJavaScript(o);
+
+export const FIRST = {
+  id: "first",
+  title: "a fresh plugin's first Checks, one at a time as the engine sends them, 1 ms apart: CPU per request by request number (all launches together)",
+};
+
+/** The pause between two of the first-requests workload's Checks: the engine sends the next as the next registration arrives. */
+export const FIRST_GAP_MS = 1;
+
+/** A Check as the engine sends one for a new resource: no olds, the program's inputs as news. */
+export function checkRequest(t: Target, name: string, properties: Record<string, unknown>): any {
+  const req = new pb.provider.CheckRequest();
+  req.setUrn(urnOf(t, name));
+  req.setType(typeOf(t.language));
+  req.setName(name);
+  req.setOlds(struct({}));
+  req.setNews(struct(properties));
+  return req;
+}
 
 export function createRequest(t: Target, name: string, properties: Record<string, unknown>): any {
   const req = new pb.provider.CreateRequest();

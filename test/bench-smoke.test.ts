@@ -11,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { bootNote, DEFAULT_PLUGINS, type BootTimes, type Report } from "../bench/report.js";
-import { loadWorkloads, SMOKE, STARTUP } from "../bench/workloads.js";
+import { FIRST, loadWorkloads, SMOKE, STARTUP } from "../bench/workloads.js";
 import { REPO, VENV_PYTHON } from "./helpers/paths.js";
 import { runBench } from "./helpers/run-bench.js";
 
@@ -21,12 +21,12 @@ describe("bench --smoke", function () {
   let report: Report;
   let stdout = "";
   const { standard, optIn } = loadWorkloads(SMOKE);
-  const workloadIds = [STARTUP.id, ...standard.map((w) => w.id), ...optIn.map((w) => w.id)];
+  const workloadIds = [STARTUP.id, FIRST.id, ...standard.map((w) => w.id), ...optIn.map((w) => w.id)];
 
   before(async function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-smoke-"));
     const out = path.join(dir, "smoke.json");
-    const run = await runBench(["--smoke", "--only", "startup,trivial,io,cpu,cycle,distinct,payload", "--out", out]);
+    const run = await runBench(["--smoke", "--only", "startup,first,trivial,io,cpu,cycle,distinct,payload", "--out", out]);
     stdout = run.stdout;
     expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
     report = JSON.parse(fs.readFileSync(out, "utf8")) as Report;
@@ -59,6 +59,9 @@ describe("bench --smoke", function () {
         if (workload === STARTUP.id) {
           expect(result.portMs, where).to.be.greaterThan(0);
           expect(result.firstCreateMs, where).to.be.greaterThan(result.portMs!);
+        } else if (workload === FIRST.id) {
+          expect(result.requests, where).to.equal(SMOKE.firstMarks.at(-1)! * SMOKE.launches);
+          expect(result.pluginCpuMsPerRequest, where).to.be.greaterThan(0);
         } else {
           expect(result.throughput, where).to.be.greaterThan(0);
           expect(result.p50Ms, where).to.be.greaterThan(0);
@@ -75,6 +78,24 @@ describe("bench --smoke", function () {
     }
     const self = report.results.find((r) => r.plugin === "ceiling" && r.workload === "trivial-c8");
     expect(self?.ratios?.ceiling).to.equal(1);
+  });
+
+  it("splits a fresh plugin's first Checks into ranges by request number, each with its CPU and latency", function () {
+    for (const r of report.results.filter((x) => x.workload === FIRST.id)) {
+      const ranges = r.firstRanges ?? [];
+      expect(ranges.map((x) => [x.from, x.to]), r.plugin).to.deep.equal(SMOKE.firstMarks.map((to, i) => [i === 0 ? 1 : SMOKE.firstMarks[i - 1] + 1, to]));
+      for (const x of ranges) {
+        expect(x.cpuMsPerRequest, `${r.plugin} ${x.from}–${x.to}`).to.be.at.least(0);
+        expect(x.p50Ms, `${r.plugin} ${x.from}–${x.to}`).to.be.greaterThan(0);
+      }
+      // All requests' CPU is the ranges' together, weighed by their lengths.
+      const weighed = ranges.reduce((a, x) => a + x.cpuMsPerRequest * (x.to - x.from + 1), 0) / SMOKE.firstMarks.at(-1)!;
+      expect(r.pluginCpuMsPerRequest, r.plugin).to.be.closeTo(weighed, 1e-9);
+      // Our Python mode is the one plugin here with workers: its host's share is split out.
+      expect(ranges.every((x) => x.hostCpuMsPerRequest !== undefined), r.plugin).to.equal(r.plugin === "ours-python");
+      expect(r.cpuClock, r.plugin).to.be.oneOf(["thread run time", "clock ticks"]);
+    }
+    expect(stdout).to.match(/first: CPU of the plugin's process group/);
   });
 
   it("times the runtimes' own start beside the start-up table, with and without NODE_EXTRA_CA_CERTS where it is set", function () {
