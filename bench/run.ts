@@ -248,11 +248,13 @@ async function firstRequests(specs: PluginSpec[], sizes: Sizes, sets: Record<Lan
   for (const spec of specs) {
     const r = results.get(spec.id)!;
     const acc = accs.get(spec.id)!;
-    const launches = acc.latencies[0].length / marks[0];
-    if (!launches) continue;
+    // Requests measured in each range over every launch (one cut short by the time bound has fewer).
+    const counts = acc.latencies.map((l) => l.length);
+    const all = counts.reduce((a, b) => a + b, 0);
+    if (!all) continue;
     r.firstRanges = marks.map((to, m): FirstRange => {
       const from = m === 0 ? 1 : marks[m - 1] + 1;
-      const n = (to - from + 1) * launches;
+      const n = counts[m] || 1;
       return {
         from,
         to,
@@ -261,9 +263,9 @@ async function firstRequests(specs: PluginSpec[], sizes: Sizes, sets: Record<Lan
         p50Ms: median(acc.latencies[m]),
       };
     });
-    r.pluginCpuMsPerRequest = acc.cpu.reduce((a, b) => a + b, 0) / (last * launches);
+    r.pluginCpuMsPerRequest = acc.cpu.reduce((a, b) => a + b, 0) / all;
     r.cpuClock = acc.ticks ? "clock ticks" : "thread run time";
-    if (acc.workers) r.hostCpuMsPerRequest = acc.host.reduce((a, b) => a + b, 0) / (last * launches);
+    if (acc.workers) r.hostCpuMsPerRequest = acc.host.reduce((a, b) => a + b, 0) / all;
   }
   return [...results.values()];
 }
