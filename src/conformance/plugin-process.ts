@@ -39,7 +39,15 @@ export class PluginProcess implements LaunchedPlugin {
   protected untilMs = 30_000;
 
   protected constructor(readonly label: string, readonly child: ChildProcess, private readonly sdk?: Sdk) {
-    this.exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => resolve({ code, signal }));
+      // A file that cannot be run (missing, not executable) never starts, so never exits: that is its end, said in its stderr.
+      child.once("error", (err) => {
+        if (child.pid !== undefined) return;
+        this.stderrBuf += `${this.label} could not be started: ${err.message}\n`;
+        resolve({ code: null, signal: null });
+      });
+    });
     child.on("error", () => undefined);
     child.stdout!.setEncoding("utf8");
     child.stderr!.setEncoding("utf8");
@@ -173,19 +181,20 @@ export class PluginProcess implements LaunchedPlugin {
           resolve();
         }
       };
+      let settled = false;
       const onExit = () => {
-        if (failOnExit && !cond()) {
+        if (!settled && failOnExit && !cond()) {
           done();
           reject(new Error(`${this.label} exited before ${what}; stderr=${JSON.stringify(this.stderrBuf)}`));
         }
       };
       const done = () => {
+        settled = true;
         clearTimeout(timer);
         this.waiters = this.waiters.filter((w) => w !== check);
-        this.child.removeListener("exit", onExit);
       };
       this.waiters.push(check);
-      this.child.once("exit", onExit);
+      void this.exited.then(onExit);
     });
   }
 
