@@ -22,6 +22,11 @@ describe("starting a plugin that never prints its port (plugin-process.ts)", fun
     }
     throw new Error(`${file} was taken for a plugin`);
   };
+  const script = (name: string, text: string, mode = 0o755) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, `#!/bin/sh\n${text}\n`, { mode });
+    return file;
+  };
 
   before(function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "plugin-process-"));
@@ -38,26 +43,20 @@ describe("starting a plugin that never prints its port (plugin-process.ts)", fun
   });
 
   it("a file that is not executable: the same, with the system's reason", async function () {
-    const file = path.join(dir, "not-executable");
-    fs.writeFileSync(file, "#!/bin/sh\necho 1\n", { mode: 0o644 });
-    const message = await refusal(file);
+    const message = await refusal(script("not-executable", "echo 1", 0o644));
     expect(message).to.contain("could not be started");
     expect(message).to.contain("EACCES");
   });
 
   it("a plugin that exits first: its stderr", async function () {
-    const file = path.join(dir, "exits");
-    fs.writeFileSync(file, "#!/bin/sh\necho 'no engine for me' >&2\nexit 3\n", { mode: 0o755 });
-    const message = await refusal(file);
+    const message = await refusal(script("exits", "echo 'no engine for me' >&2\nexit 3"));
     expect(message).to.contain("the plugin exited before the port line");
     expect(message).to.contain("no engine for me");
     expect(message).not.to.contain("could not be started");
   });
 
   it("a plugin that prints something else first: what it printed", async function () {
-    const file = path.join(dir, "chatty");
-    fs.writeFileSync(file, "#!/bin/sh\necho hello\nexec sleep 30\n", { mode: 0o755 });
-    const message = await refusal(file);
+    const message = await refusal(script("chatty", "echo hello\nexec sleep 30"));
     expect(message).to.contain('wrote "hello" instead of a port');
   });
 });
