@@ -6,7 +6,8 @@ import { messageType } from "../src/host/proto.js";
 import { encodeStruct, jsToStruct, stringField, type WireStruct } from "../src/host/wire.js";
 import { RpcConnection, RpcError, type RequestInfo } from "../src/python-bridge/connection.js";
 import { ErrorCodes } from "../src/python-bridge/protocol.js";
-import { spawnWorker, workerScript, type WorkerChild } from "../src/python-bridge/spawn.js";
+import { spawnWorker, type WorkerChild } from "../src/python-bridge/spawn.js";
+import { workerScript } from "../src/python-bridge/worker-settings.js";
 import { PYTHON_PROGRAM, VENV_PYTHON } from "./helpers/paths.js";
 import { pythonProvider } from "./helpers/payloads.js";
 

@@ -12,8 +12,6 @@ import type { Interpreter } from "./interpreter.js";
 import { programPathEnv } from "./program-paths.js";
 import { workerArgs, workerBaseEnv, workerSettings } from "./worker-settings.js";
 
-export { workerScript, workerSettings } from "./worker-settings.js";
-
 /**
  * fd 1 is the host's stdout (user prints reach the engine unchanged, as under
  * the reference); fd 2 is read by the host; fd 3 is the JSON-RPC channel.
