@@ -41,14 +41,14 @@ export class PluginProcess implements LaunchedPlugin {
   protected constructor(readonly label: string, readonly child: ChildProcess, private readonly sdk?: Sdk) {
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => resolve({ code, signal }));
-      // A file that cannot be run (missing, not executable) never starts, so never exits: that is its end, said in its stderr.
-      child.once("error", (err) => {
+      // A file that cannot be run (missing, not executable) never starts, so never exits: that is its end,
+      // said in its stderr. Any later error (a signal to a process already gone) is the exit's to tell.
+      child.on("error", (err) => {
         if (child.pid !== undefined) return;
         this.stderrBuf += `${this.label} could not be started: ${err.message}\n`;
         resolve({ code: null, signal: null });
       });
     });
-    child.on("error", () => undefined);
     child.stdout!.setEncoding("utf8");
     child.stderr!.setEncoding("utf8");
     child.stdout!.on("data", (d: string) => {
