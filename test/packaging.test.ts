@@ -120,6 +120,28 @@ describe("what users install: the npm package, the single executable and the whe
       });
     }
 
+    for (const [label, dir] of [
+      ["the release archive (hard links)", () => archiveInstall()],
+      ["the wheel's scripts (copies: pip keeps no hard links)", () => wheelInstall().bin],
+    ] as const) {
+      it(`${label}: doctor takes both plugin names found on PATH for this host`, function () {
+        const bin = dir();
+        const cwd = fs.mkdtempSync(path.join(installsRoot(), "doctor-"));
+        let out: string;
+        try {
+          out = execFileSync(path.join(bin, "pulumi-dynamic-host"), ["doctor"], { cwd, encoding: "utf8", env: { PATH: pathWithoutNode([bin]) } });
+        } catch (e) {
+          // doctor exits 1 over problems of this machine (no pulumi, say): its report is still on stdout.
+          out = String((e as { stdout?: string }).stdout ?? "");
+        } finally {
+          fs.rmSync(cwd, { recursive: true, force: true });
+        }
+        for (const name of ["pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"]) {
+          expect(out, name).to.include(`ok: plugin ${name}: ${bin}/${name} ($PATH), this host ${VERSION}`);
+        }
+      });
+    }
+
     it("the wheel holds the reference helper; the worker imports the installed copy, else its own", async function () {
       const { venv, bin } = wheelInstall();
       const python = path.join(venv, "bin/python");

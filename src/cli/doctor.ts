@@ -7,7 +7,7 @@ import fs from "node:fs";
 import { hostVersion } from "../host/plugin-info.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
-import { isOurLauncher, ourPlugins } from "./install.js";
+import { isOurLauncher, ourPlugins, sameContent } from "./install.js";
 import { nodeRuntime, pulumiSdk } from "./node-environment.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
 import { probePython, versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
@@ -150,16 +150,21 @@ function isExecutable(p: string): boolean {
   }
 }
 
-/** The file is this host: the same file (hard links and copies of the single executable included) as one of its entries. */
+/**
+ * The file is this host: the same file as one of its entries (hard links included), or, for the
+ * single executable, a copy of it (a wheel's scripts are copies: pip keeps no hard links). A copy of
+ * the npm package's bin/ script is not: it runs only from the package.
+ */
 function isThisHost(file: string, binary: string): boolean {
+  if (isOurLauncher(file, binary)) return true;
   const ours = ourPlugins();
   const id = (p: string) => {
     const st = fs.statSync(p, { throwIfNoEntry: false });
     return st ? `${st.dev}:${st.ino}` : undefined;
   };
   const target = id(file);
-  if (isOurLauncher(file, binary)) return true;
-  return target !== undefined && [ours.fileFor(binary), ours.fileFor("pulumi-dynamic-host")].some((p) => id(p) === target);
+  if (target === undefined) return false;
+  return [ours.fileFor(binary), ours.fileFor("pulumi-dynamic-host")].some((p) => id(p) === target || (ours.embedded && id(p) !== undefined && sameContent(file, p)));
 }
 
 /** The interpreter the Python plugin would use, asked about its packages and the stack's modules. */
