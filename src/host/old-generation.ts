@@ -17,10 +17,12 @@
 // V8 reads the flag each time it sets the next limit, so setting it at run
 // time works and costs no start-up. Not set when the user chose a growth of
 // their own, or on a V8 this was not measured on.
-import v8 from "node:v8";
-import { settingApplies } from "./v8-settings.js";
+import { setV8Flag, settingApplies } from "./v8-settings.js";
 
 export const HEAP_GROWING_PERCENT = 50;
+
+/** V8 11.3's default: its own rule for the multiple. */
+const V8_DEFAULT_HEAP_GROWING_PERCENT = 0;
 
 /** Whether the user or the V8 version rules the change out. */
 export function oldGenerationGrowthApplies(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv, v8Version = process.versions.v8): boolean {
@@ -30,6 +32,6 @@ export function oldGenerationGrowthApplies(env: NodeJS.ProcessEnv = process.env,
 /** Sets the old generation's growth where oldGenerationGrowthApplies(); returns whether it did. */
 export function limitOldGenerationGrowth(): boolean {
   if (!oldGenerationGrowthApplies()) return false;
-  v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
+  setV8Flag("heap-growing-percent", HEAP_GROWING_PERCENT, V8_DEFAULT_HEAP_GROWING_PERCENT);
   return true;
 }

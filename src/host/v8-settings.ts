@@ -1,6 +1,7 @@
 // What the host's V8 settings (young-generation.ts, old-generation.ts,
 // tier-up.ts) have in common: each was measured on one V8, and each stands
 // aside when the user set the same thing themselves.
+import v8 from "node:v8";
 
 /** The V8 major the settings were measured on: Node 20's (11.3). */
 export const MEASURED_V8_MAJOR = 11;
@@ -14,4 +15,33 @@ export const MEASURED_V8_MAJOR = 11;
 export function settingApplies(chosen: RegExp, env: NodeJS.ProcessEnv, execArgv: readonly string[], v8Version: string): boolean {
   if (chosen.test(env.NODE_OPTIONS ?? "") || execArgv.some((a) => chosen.test(a))) return false;
   return Number(v8Version.split(".")[0]) === MEASURED_V8_MAJOR;
+}
+
+/** Each flag a setting changed at run time: its value now, and V8's default (its value in a fresh process). */
+const changedFlags = new Map<string, { value: number; v8Default: number }>();
+
+/**
+ * Sets V8 flag `--name=value` at run time, remembering `v8Default` so that
+ * withV8Defaults() can put the flag back for a moment.
+ */
+export function setV8Flag(name: string, value: number, v8Default: number): void {
+  v8.setFlagsFromString(`--${name}=${value}`);
+  if (value === v8Default) changedFlags.delete(name);
+  else changedFlags.set(name, { value, v8Default });
+}
+
+/**
+ * Runs `fn` with every flag setV8Flag() changed back at V8's default, then
+ * sets them again. V8 stamps a code cache with a hash of its flags and refuses
+ * the cache in a process whose flags hash otherwise, and the host's next start
+ * reads its code cache before any setting has run (src/boot/code-cache.ts).
+ */
+export function withV8Defaults<T>(fn: () => T): T {
+  const changed = [...changedFlags];
+  for (const [name, { v8Default }] of changed) v8.setFlagsFromString(`--${name}=${v8Default}`);
+  try {
+    return fn();
+  } finally {
+    for (const [name, { value }] of changed) v8.setFlagsFromString(`--${name}=${value}`);
+  }
 }

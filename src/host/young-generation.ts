@@ -31,7 +31,7 @@
 // engine shows) or held at 2 or more by V8 itself.
 import v8 from "node:v8";
 import { PerformanceObserver } from "node:perf_hooks";
-import { settingApplies } from "./v8-settings.js";
+import { setV8Flag, settingApplies } from "./v8-settings.js";
 
 /** Both semi-spaces together: V8's `new_space` in getHeapSpaceStatistics(). */
 export const YOUNG_GENERATION_CAP = 4 * 1024 * 1024;
@@ -52,7 +52,7 @@ export function capYoungGeneration(capBytes = YOUNG_GENERATION_CAP): () => void 
   const setFactor = (f: number) => {
     if (f === factor) return;
     factor = f;
-    v8.setFlagsFromString(`--semi-space-growth-factor=${f}`);
+    setV8Flag("semi-space-growth-factor", f, DEFAULT_GROWTH_FACTOR);
   };
   const check = () => {
     const young = v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
