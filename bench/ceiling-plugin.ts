@@ -8,7 +8,8 @@
 import * as grpc from "@grpc/grpc-js";
 import { limitOldGenerationGrowth } from "../src/host/old-generation.js";
 import { serviceDefinition, SERVER_OPTIONS } from "../src/host/server.js";
-import { requestServed, tierUpUnderLoad } from "../src/host/tier-up.js";
+import { requestServed } from "../src/host/served-requests.js";
+import { tierUpUnderLoad } from "../src/host/tier-up.js";
 import type { WireStruct } from "../src/host/wire.js";
 import { capYoungGeneration } from "../src/host/young-generation.js";
 

@@ -23,11 +23,14 @@
 //
 // Not lowered when the user gave node a budget of their own, or on a V8 this
 // was not measured on (the flag's meaning and default are V8's to change).
-import v8 from "node:v8";
-import { settingApplies } from "./v8-settings.js";
+import { afterServed } from "./served-requests.js";
+import { setV8Flag, settingApplies } from "./v8-settings.js";
 
-/** An eighth of V8 11.3's default of 66 KiB. */
-export const INTERRUPT_BUDGET = 8448;
+/** V8 11.3's default, 66 KiB. */
+const V8_DEFAULT_INTERRUPT_BUDGET = 67584;
+
+/** An eighth of V8's default. */
+export const INTERRUPT_BUDGET = V8_DEFAULT_INTERRUPT_BUDGET / 8;
 
 /**
  * Requests served before the budget is lowered. From the table above, the
@@ -45,26 +48,17 @@ export function tierUpSoonerApplies(env: NodeJS.ProcessEnv = process.env, execAr
 /** Lowers the interrupt budget now, where tierUpSoonerApplies(); returns whether it did. */
 export function tierUpSooner(): boolean {
   if (!tierUpSoonerApplies()) return false;
-  v8.setFlagsFromString(`--interrupt-budget=${INTERRUPT_BUDGET}`);
+  setV8Flag("interrupt-budget", INTERRUPT_BUDGET, V8_DEFAULT_INTERRUPT_BUDGET);
   return true;
 }
 
-/** Requests still to be served before the budget is lowered; undefined while not armed (or once lowered). */
-let untilLowered: number | undefined;
-
 /**
- * Arms the lowering: tierUpSooner() runs once requestServed() has been called
- * `after` times. Returns whether it will (false where tierUpSoonerApplies() is false).
+ * Arms the lowering: tierUpSooner() runs once the host has answered `after`
+ * more requests (served-requests.ts). Returns whether it will (false where
+ * tierUpSoonerApplies() is false).
  */
 export function tierUpUnderLoad(after = SUSTAINED_LOAD): boolean {
   if (!tierUpSoonerApplies()) return false;
-  untilLowered = Math.max(1, after);
+  afterServed(after, tierUpSooner);
   return true;
-}
-
-/** Counts one request the server has answered; lowers the budget at the armed count. */
-export function requestServed(): void {
-  if (untilLowered === undefined || --untilLowered > 0) return;
-  untilLowered = undefined;
-  tierUpSooner();
 }

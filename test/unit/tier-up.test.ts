@@ -14,9 +14,11 @@ describe("tier-up: the host's lower V8 interrupt budget, once under sustained lo
   // Optimizing on the main thread (--no-concurrent-recompilation) makes the
   // count exact: how many calls it took is the budget's doing alone.
   const moduleUrl = new URL("../../src/host/tier-up.js", import.meta.url).href;
+  const servedUrl = new URL("../../src/host/served-requests.js", import.meta.url).href;
   const run = (body: string) => {
     const script = `
-      import { tierUpSooner, tierUpUnderLoad, requestServed } from ${JSON.stringify(moduleUrl)};
+      import { tierUpSooner, tierUpUnderLoad } from ${JSON.stringify(moduleUrl)};
+      import { requestServed } from ${JSON.stringify(servedUrl)};
       const callsToOptimize = (work) => {
         let calls = 0;
         for (; calls < 100000; calls++) { work(calls); if (%GetOptimizationStatus(work) & 16) break; }
