@@ -1,14 +1,17 @@
 // Bundles the host and the packages it runs with (grpc-js, protobufjs,
-// zod, pickleparser, yaml, acorn) into a few ES modules under dist/bundle/cli,
-// which is what every name in bin/ loads (bin/launch.mjs). Node 20 resolves and links every file of an ES
-// module graph one by one; a bundle of the same code starts in a fraction of the
-// time (the engine launches a plugin for every deployment, and waits for it).
-// The Node runtime, the Python bridge and the commands for people stay in their
-// own chunks, loaded only when used. The output sits three folders deep, as dist/src/host does, so
-// the paths the modules compute from import.meta.url (package.json, proto/,
-// python-stub/) stay the same.
-// The benchmark's calibration plugin is bundled the same way, so it stays the
-// ceiling for start-up too.
+// zod, pickleparser, yaml, acorn) into one CommonJS file,
+// dist/bundle/cli/host.cjs, and its loader into dist/bundle/boot.mjs, which is
+// what every name in bin/ runs (bin/launch.mjs). Node 20 resolves and links
+// every file of an ES module graph one by one; a bundle of the same code starts
+// in a fraction of the time (the engine launches a plugin for every
+// deployment, and waits for it). One CommonJS file, because V8's code cache
+// for it can be kept between starts (src/boot/code-cache.ts); the parts a mode
+// does not use (the Node runtime in Python mode, the commands for people) are
+// compiled only if they run. The bundle sits three folders deep, as
+// dist/src/host does, so the paths the modules compute from import.meta.url
+// (package.json, proto/, python-stub/) stay the same.
+// The benchmark's calibration plugin is bundled too (as ES modules), so it
+// stays the ceiling for start-up.
 import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { build } from "esbuild";
@@ -35,27 +38,45 @@ const zodEnglishOnly = {
 
 const common = {
   bundle: true,
-  splitting: true,
-  format: "esm",
   platform: "node",
   target: "node20",
-  // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
-  banner: { js: 'import { createRequire as __pdhCreateRequire } from "node:module"; const require = __pdhCreateRequire(import.meta.url);' },
   sourcemap: true,
   legalComments: "linked",
   logLevel: "warning",
   plugins: [zodEnglishOnly],
 };
 
+const esm = {
+  ...common,
+  splitting: true,
+  format: "esm",
+  // CommonJS packages inside an ES module bundle still call require() for Node's built-ins.
+  banner: { js: 'import { createRequire as __pdhCreateRequire } from "node:module"; const require = __pdhCreateRequire(import.meta.url);' },
+};
+
+const cjs = {
+  ...common,
+  format: "cjs",
+  // The modules' import.meta.url, in a CommonJS file: the file's own URL.
+  define: { "import.meta.url": "__pdhMetaUrl" },
+  banner: { js: 'var __pdhMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+};
+
 /**
- * Builds into `outdir`, then removes what an earlier build left there (the npm
- * package ships every chunk in dist/bundle/cli). Files are replaced, never the
- * folder, so a plugin starting meanwhile never finds it missing.
+ * Builds `entryPoints` with `options` into `outdir`, then (unless `prune` is false: dist/bundle
+ * holds the other two) removes what an earlier build left there (the npm package ships every file
+ * of dist/bundle/cli). Files are replaced, never the folder, so a
+ * plugin starting meanwhile never finds it missing.
  */
-async function bundle(entry, outdir) {
-  const { metafile } = await build({ ...common, entryPoints: [entry], outdir, metafile: true });
+async function bundle(options, outdir, entryPoints, { prune = true, ...extra } = {}) {
+  const { metafile } = await build({ ...options, entryPoints, outdir, metafile: true, ...extra });
   const made = new Set(Object.keys(metafile.outputs).map((f) => path.resolve(f)));
+  if (!prune) return;
   for (const f of readdirSync(outdir)) if (!made.has(path.resolve(outdir, f))) rmSync(path.join(outdir, f));
 }
 
-await Promise.all([bundle("src/cli/main.ts", "dist/bundle/cli"), bundle("bench/ceiling-plugin.ts", "dist/bundle/bench")]);
+await Promise.all([
+  bundle(cjs, "dist/bundle/cli", { host: "src/cli/main.ts" }, { outExtension: { ".js": ".cjs" } }),
+  bundle({ ...common, format: "esm", plugins: [] }, "dist/bundle", { boot: "src/boot/launch.ts" }, { outExtension: { ".js": ".mjs" }, prune: false }),
+  bundle(esm, "dist/bundle/bench", ["bench/ceiling-plugin.ts"]),
+]);

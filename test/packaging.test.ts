@@ -49,7 +49,8 @@ describe("what users install: the npm package, the single executable and the whe
         "package.json",
         "bin/launch.mjs",
         ...PLUGIN_NAMES.map((n) => `bin/${n}`),
-        "dist/bundle/cli/main.js",
+        "dist/bundle/boot.mjs",
+        "dist/bundle/cli/host.cjs",
         "proto/pulumirpc/provider.proto",
         "proto/google/rpc/status.proto",
         "python-stub/worker.py",
@@ -73,7 +74,7 @@ describe("what users install: the npm package, the single executable and the whe
       ]);
       const unexpected = files.filter(
         (f) =>
-          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/cli\/[^/]+\.(js|LEGAL\.txt)|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
+          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));

@@ -2,15 +2,15 @@
 // hands the serving path (src/host/serve.ts) the runtime for its mode.
 import { DeferredRuntime } from "../host/deferred-runtime.js";
 import type { Mode } from "../host/modes.js";
-import { serve, type ServedRuntime } from "../host/serve.js";
+import { serve, type Boot, type ServedRuntime } from "../host/serve.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
 import { adopt, takePrestarted } from "../python-bridge/prestarted.js";
 import { workerSettings } from "../python-bridge/worker-settings.js";
 
 /** Runs as the plugin `mode` names, with the engine's argv (flags, then its address). */
-export function servePlugin(mode: Mode, argv: readonly string[]): Promise<void> {
-  return serve(mode, argv, runtimeFor);
+export function servePlugin(mode: Mode, argv: readonly string[], boot?: Boot): Promise<void> {
+  return serve(mode, argv, runtimeFor, boot);
 }
 
 /** The runtime serving `mode` for the program in `cwd` (also the debug command's, src/cli/debug.ts). */

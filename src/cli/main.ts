@@ -11,8 +11,10 @@
 // picks the mode; it is removed here so that neither providers nor workers see it.
 import path from "node:path";
 import { modeForBinary } from "../host/modes.js";
+import type { Boot } from "../host/serve.js";
 
-export async function main(argv: readonly string[] = process.argv): Promise<void> {
+/** `boot`: what the bundle's loader hands over (src/boot/launch.ts), for the serving path. */
+export async function main(argv: readonly string[] = process.argv, boot?: Boot): Promise<void> {
   const invoked = path.basename(argv[1] ?? "");
   const served = process.env.PULUMI_DYNAMIC_HOST_SERVE;
   delete process.env.PULUMI_DYNAMIC_HOST_SERVE;
@@ -24,7 +26,7 @@ export async function main(argv: readonly string[] = process.argv): Promise<void
   const mode = (served ? modeForBinary(path.basename(served)) : undefined) ?? modeForBinary(invoked);
   if (mode) {
     const { servePlugin } = await import("./compose.js");
-    return servePlugin(mode, argv.slice(2));
+    return servePlugin(mode, argv.slice(2), boot);
   }
   const { runCli } = await import("./commands.js");
   process.exitCode = await runCli(argv.slice(2));

@@ -29,7 +29,7 @@ bin=\${bin%/.}
 PULUMI_DYNAMIC_HOST_SERVE=$0
 export PULUMI_DYNAMIC_HOST_SERVE
 set -- "$bin/pulumi-resource-pulumi-nodejs" "$@"
-# Where the executable extracts its worker (src/host/assets.ts, cacheRoot).
+# Where the executable extracts its worker (src/host/cache-root.ts).
 if [ -n "\${PULUMI_DYNAMIC_HOST_CACHE_DIR:-}" ]; then
   case $PULUMI_DYNAMIC_HOST_CACHE_DIR in /*) cache=$PULUMI_DYNAMIC_HOST_CACHE_DIR ;; *) cache=$PWD/$PULUMI_DYNAMIC_HOST_CACHE_DIR ;; esac
 elif case \${XDG_CACHE_HOME:-} in /*) true ;; *) false ;; esac; then

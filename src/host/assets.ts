@@ -15,9 +15,9 @@
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { cacheRoot } from "./cache-root.js";
 
 declare const __PDH_SEA__: boolean | undefined;
 
@@ -83,12 +83,6 @@ function embeddedFiles(dir: string): { rel: string; bytes: Buffer }[] {
 
 function extractedName(files: { rel: string; bytes: Buffer }[]): string {
   return `${versionOf()}-${contentKey(files)}`;
-}
-
-export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.PULUMI_DYNAMIC_HOST_CACHE_DIR) return path.resolve(env.PULUMI_DYNAMIC_HOST_CACHE_DIR);
-  const base = env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : path.join(os.homedir(), ".cache");
-  return path.join(base, "pulumi-dynamic-host");
 }
 
 function versionOf(): string {

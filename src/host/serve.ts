@@ -11,6 +11,7 @@ import type { DynamicRuntime } from "./runtime.js";
 import { capYoungGeneration } from "./young-generation.js";
 import { tierUpUnderLoad } from "./tier-up.js";
 import { limitOldGenerationGrowth } from "./old-generation.js";
+import { saveCodeCacheWhenWarm, type CodeCacheHandle } from "./code-cache-save.js";
 
 export interface ServedRuntime {
   runtime: DynamicRuntime;
@@ -21,7 +22,12 @@ export interface ServedRuntime {
 /** Builds the runtime for the program in `cwd`; may end the process before the port line, as a reference would. */
 export type RuntimeFactory = (mode: Mode, cwd: string) => Promise<ServedRuntime>;
 
-export async function serve(mode: Mode, argv: readonly string[], makeRuntime: RuntimeFactory): Promise<void> {
+/** What the loader of the bundle hands the host (src/boot/launch.ts); absent when loaded otherwise (tests, the single executable). */
+export interface Boot {
+  codeCache?: CodeCacheHandle;
+}
+
+export async function serve(mode: Mode, argv: readonly string[], makeRuntime: RuntimeFactory, boot: Boot = {}): Promise<void> {
   const args = parsePluginArgs(argv);
   if (mode.requiresEngineAddress && args.engineAddress === undefined) {
     process.stderr.write("fatal: Missing <engine> address\n");
@@ -47,6 +53,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
   afterPort?.();
   warmUp();
   tierUpUnderLoad();
+  saveCodeCacheWhenWarm(boot.codeCache);
 
   // On a signal, release the runtime's processes, then end as the reference of
   // the mode does: the Node one dies of the signal (it has no handler); the

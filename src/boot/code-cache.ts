@@ -1,0 +1,109 @@
+// Loads the host's bundle (one CommonJS file, dist/bundle/cli/host.cjs) with
+// V8's code cache, kept under the cache directory between starts.
+//
+// The engine starts a plugin for every command and waits for it. Compiling
+// the bundle, and then each function of the request path the first time it
+// runs, was a third of the host's CPU from spawn to its first answered Create:
+// 170–190 ms without the cache, 110–120 with it (docs/performance.md, "The code cache").
+// Node 20 keeps no code cache for user code by itself (module.enableCompileCache
+// is Node 22's), but `vm.Script` takes V8's cached data and makes it.
+//
+// The cache is V8's own format, checked by V8: a cache made by another V8, with
+// other flags or for a source of another length is refused, and the bundle is
+// compiled from source as it would be without one. The file's name carries what
+// V8 does not check: the bundle's path, size, modification time and inode, and
+// Node's version and architecture, so that a rebuilt or reinstalled bundle never
+// meets the code of the one before; and the name the host was run by, so that
+// each plugin's cache holds its own mode's request path. The host, not this loader, decides when to
+// write it (src/host/code-cache-save.ts): once its first requests have run, so
+// that their functions are in it. A write goes to a temporary file renamed into
+// place, and removes the caches of earlier builds of the same bundle.
+//
+// PULUMI_DYNAMIC_HOST_CODE_CACHE=0 turns it off: nothing read, nothing written.
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import vm from "node:vm";
+import { cacheRoot } from "../host/cache-root.js";
+
+/** What became of the cache at load: used by V8, refused by V8, not there, or turned off. */
+export type CodeCacheState = "accepted" | "rejected" | "missing" | "off";
+
+/** The handle the host gets (src/host/code-cache-save.ts). */
+export interface BundleCodeCache {
+  readonly state: CodeCacheState;
+  /** The cache file, where one may be read or written. */
+  readonly file: string | undefined;
+  /** Writes the cache with every function compiled so far; returns its size in bytes. Throws on failure. */
+  save(): number;
+}
+
+/** The directory under the cache root. */
+export const CODE_CACHE_DIR = "code-cache";
+
+/** The cache file for `bundle` as it is on disk now, run as `name`, under `root`. */
+export function codeCacheFile(bundle: string, name: string, root: string): string {
+  const st = fs.statSync(bundle);
+  const short = (parts: unknown[]) => createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 16);
+  return path.join(root, CODE_CACHE_DIR, `${short([path.resolve(bundle), name])}-${short([process.version, process.arch, st.size, st.mtimeMs, st.ino])}.v8`);
+}
+
+/**
+ * Compiles and runs the CommonJS file `bundle` as Node would (its own
+ * `require`, `module`, `__filename`), with the code cache kept for it when run
+ * as `name` where there is one. Returns its exports and the cache's handle.
+ */
+export function loadBundle(bundle: string, name: string, env: NodeJS.ProcessEnv = process.env): { exports: Record<string, unknown>; codeCache: BundleCodeCache } {
+  const source = fs.readFileSync(bundle, "utf8");
+  let file: string | undefined;
+  let cachedData: Buffer | undefined;
+  if (env.PULUMI_DYNAMIC_HOST_CODE_CACHE !== "0") {
+    try {
+      file = codeCacheFile(bundle, name, cacheRoot(env));
+      cachedData = fs.readFileSync(file);
+    } catch {
+      cachedData = undefined; // no cache yet, or no home to keep one in: compiled from source
+    }
+  }
+  // Node's own module wrapper, on the bundle's first line: line numbers in stack traces stay the file's.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    cachedData,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const state: CodeCacheState = file === undefined ? "off" : cachedData === undefined ? "missing" : script.cachedDataRejected ? "rejected" : "accepted";
+  const module = { exports: {} as Record<string, unknown> };
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+  return {
+    exports: module.exports,
+    codeCache: {
+      state,
+      file,
+      save: () => {
+        if (file === undefined) throw new Error("the code cache is turned off");
+        return writeCodeCache(file, script.createCachedData());
+      },
+    },
+  };
+}
+
+function writeCodeCache(file: string, data: Buffer): number {
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  try {
+    fs.writeFileSync(tmp, data, { mode: 0o644 });
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
+  // Earlier builds' caches of the same bundle and name: same first part, another second.
+  const samePath = `${path.basename(file).split("-")[0]}-`;
+  for (const other of fs.readdirSync(dir)) {
+    if (other.startsWith(samePath) && other.endsWith(".v8") && other !== path.basename(file)) fs.rmSync(path.join(dir, other), { force: true });
+  }
+  return data.length;
+}

@@ -1,0 +1,105 @@
+// The code cache as a plugin start meets it (src/boot/code-cache.ts,
+// src/host/code-cache-save.ts): the plugins started as the engine starts them,
+// from bin/, with a cache directory of the test's own.
+import { expect } from "chai";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
+import { ENGINE_ADDRESS, Plugin } from "./helpers/plugin.js";
+
+const cacheFilesIn = (dir: string) => (fs.existsSync(path.join(dir, "code-cache")) ? fs.readdirSync(path.join(dir, "code-cache")).filter((f) => f.endsWith(".v8")) : []);
+
+async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+for (const language of ["nodejs", "python"] as const) {
+  describe(`code cache: pulumi-resource-pulumi-${language} keeps V8's code cache between starts`, function () {
+    this.timeout(60_000);
+    let cacheDir: string;
+    let provider: string;
+    const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-${language}:dynamic:Resource::${name}`;
+    const start = (args: string[], env: NodeJS.ProcessEnv = {}) => Plugin.launch("ours", { language, args, env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: cacheDir, ...env } });
+    /** Configure and two Creates: three answers, after which the host writes its cache. */
+    const serve = async (p: Plugin) => {
+      await p.client.configure({});
+      for (const name of ["a", "b"]) {
+        const r = await p.client.create({ urn: urn(name), properties: { __provider: provider, n: 1 } });
+        expect(r.code, r.details).to.equal(0);
+      }
+    };
+
+    before(async function () {
+      provider = language === "nodejs" ? await nodeProvider("scripted") : pythonProvider("scripted");
+    });
+    beforeEach(function () {
+      cacheDir = fs.mkdtempSync(path.join(os.tmpdir(), "code-cache-plugin-"));
+    });
+    afterEach(function () {
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+    });
+
+    it("the first start writes the cache after its first answers, saying nothing; the next start uses it", async function () {
+      const first = await start([ENGINE_ADDRESS]);
+      try {
+        await serve(first);
+        await until("the cache is written", () => cacheFilesIn(cacheDir).length === 1);
+      } finally {
+        await first.stop();
+      }
+      expect(first.stderr).to.equal("");
+      const [file] = cacheFilesIn(cacheDir);
+      const second = await start(["--logtostderr", "-v=3", ENGINE_ADDRESS]);
+      try {
+        await serve(second);
+      } finally {
+        await second.stop();
+      }
+      expect(second.stderr).to.contain(`code cache used (${path.join(cacheDir, "code-cache", file!)})`);
+      expect(second.stderr).to.not.contain("code cache written");
+      expect(cacheFilesIn(cacheDir)).to.deep.equal([file]);
+    });
+
+    it("a cache V8 refuses is written again; one that cannot be written leaves the plugin serving, and says why only at -v=3", async function () {
+      const first = await start([ENGINE_ADDRESS]);
+      try {
+        await serve(first);
+        await until("the cache is written", () => cacheFilesIn(cacheDir).length === 1);
+      } finally {
+        await first.stop();
+      }
+      const file = path.join(cacheDir, "code-cache", cacheFilesIn(cacheDir)[0]!);
+      fs.writeFileSync(file, "garbage");
+      const again = await start(["--logtostderr", "-v=3", ENGINE_ADDRESS]);
+      try {
+        await serve(again);
+        await until("the cache is written again", () => fs.statSync(file).size > 1000);
+      } finally {
+        await again.stop();
+      }
+      expect(again.stderr).to.contain(`code cache rejected (${file})`);
+      expect(again.stderr).to.match(/code cache written: \d+ bytes/);
+
+      // The cache directory's place is taken by a file: nothing can be written under it.
+      const blocked = path.join(cacheDir, "blocked");
+      fs.writeFileSync(blocked, "");
+      for (const args of [[ENGINE_ADDRESS], ["--logtostderr", "-v=3", ENGINE_ADDRESS]]) {
+        const p = await start(args, { PULUMI_DYNAMIC_HOST_CACHE_DIR: blocked });
+        try {
+          await serve(p);
+          if (args.length > 1) await until("the write fails", () => p.stderr.includes("code cache not written"));
+          else await new Promise((r) => setTimeout(r, 200));
+        } finally {
+          await p.stop();
+        }
+        if (args.length > 1) expect(p.stderr).to.match(/code cache not written: .*ENOTDIR/);
+        else expect(p.stderr).to.equal("");
+      }
+    });
+  });
+}

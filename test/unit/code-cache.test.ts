@@ -1,0 +1,166 @@
+// V8's code cache of the host's bundle (src/boot/code-cache.ts) and when the
+// host writes it (src/host/code-cache-save.ts). Every load runs in a fresh
+// node, as a plugin start does: what V8 takes or refuses is decided there.
+import { expect } from "chai";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterServed, requestServed } from "../../src/host/served-requests.js";
+import { saveCodeCacheWhenWarm, type CodeCacheHandle } from "../../src/host/code-cache-save.js";
+
+const loaderUrl = new URL("../../src/boot/code-cache.js", import.meta.url).href;
+const settingsUrl = new URL("../../src/host/v8-settings.js", import.meta.url).href;
+
+interface Loaded {
+  state: string;
+  value: unknown;
+  file: string | null;
+  saved?: number;
+  error?: string;
+}
+
+describe("code cache: the host's bundle compiled from V8's cache between starts", function () {
+  this.timeout(30_000);
+  let dir: string;
+  let cacheDir: string;
+  let bundle: string;
+
+  /** Loads `bundle` in a fresh node as `name`; `then` runs after the load, with `loaded` and `settings` in scope. */
+  const load = (opts: { name?: string; then?: string; env?: Record<string, string> } = {}): Loaded => {
+    const script = `
+      import { loadBundle } from ${JSON.stringify(loaderUrl)};
+      import * as settings from ${JSON.stringify(settingsUrl)};
+      const loaded = loadBundle(${JSON.stringify(bundle)}, ${JSON.stringify(opts.name ?? "pulumi-resource-pulumi-python")});
+      const out = { state: loaded.codeCache.state, value: loaded.exports.value(), file: loaded.codeCache.file ?? null };
+      try { ${opts.then ?? ""} } catch (e) { out.error = e.message; }
+      console.log(JSON.stringify(out));`;
+    const env = { ...process.env, NODE_OPTIONS: "", PULUMI_DYNAMIC_HOST_CACHE_DIR: cacheDir, ...opts.env };
+    return JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", script], { env, encoding: "utf8" })) as Loaded;
+  };
+  const cacheFiles = () => (fs.existsSync(path.join(cacheDir, "code-cache")) ? fs.readdirSync(path.join(cacheDir, "code-cache")).sort() : []);
+  /** A bundle whose exports.value() says which build it is; every build has the same length. */
+  const writeBundle = (build: number, mtime: Date) => {
+    fs.writeFileSync(bundle, `"use strict";\nfunction helper(x) { return x * 2; }\nexports.value = () => ({ build: ${build}, doubled: helper(21), file: __filename === ${JSON.stringify(bundle)} });\n`);
+    fs.utimesSync(bundle, mtime, mtime);
+  };
+
+  beforeEach(function () {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "code-cache-"));
+    cacheDir = path.join(dir, "cache");
+    bundle = path.join(dir, "host.cjs");
+    writeBundle(1, new Date(2026, 0, 1));
+  });
+  afterEach(function () {
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("missing at the first start; once saved, the next start's V8 takes it, and the bundle runs the same", function () {
+    const first = load({ then: "out.saved = loaded.codeCache.save();" });
+    expect(first).to.deep.include({ state: "missing", value: { build: 1, doubled: 42, file: true } });
+    expect(first.saved).to.be.greaterThan(0);
+    expect(cacheFiles()).to.have.length(1);
+    expect(load()).to.deep.include({ state: "accepted", value: { build: 1, doubled: 42, file: true } });
+  });
+
+  it("a cache V8 cannot read (garbage, cut short) is refused, the bundle is compiled from source, and a save replaces it", function () {
+    const file = load({ then: "out.saved = loaded.codeCache.save();" }).file!;
+    const good = fs.readFileSync(file);
+    for (const bad of [Buffer.from("not a code cache at all"), good.subarray(0, good.length >> 1), Buffer.alloc(0)]) {
+      fs.writeFileSync(file, bad);
+      expect(load({ then: "out.saved = loaded.codeCache.save();" })).to.deep.include({ state: "rejected", value: { build: 1, doubled: 42, file: true } });
+      expect(load()).to.deep.include({ state: "accepted" });
+    }
+  });
+
+  it("a rebuilt bundle of the same length never runs the code cached for the one before, and its save removes the old cache", function () {
+    load({ then: "out.saved = loaded.codeCache.save();" });
+    load({ name: "pulumi-resource-pulumi-nodejs", then: "out.saved = loaded.codeCache.save();" });
+    const before = cacheFiles();
+    expect(before).to.have.length(2);
+    writeBundle(2, new Date(2026, 0, 2));
+    // V8 itself checks only the source's length: the file name must tell the builds apart.
+    expect(load({ then: "out.saved = loaded.codeCache.save();" })).to.deep.include({ state: "missing", value: { build: 2, doubled: 42, file: true } });
+    expect(load()).to.deep.include({ state: "accepted", value: { build: 2, doubled: 42, file: true } });
+    const after = cacheFiles();
+    expect(after, "the Python plugin's old cache is gone, the Node plugin's stays").to.have.length(2);
+    expect(after.filter((f) => before.includes(f))).to.have.length(1);
+  });
+
+  it("each name the host runs as has a cache of its own", function () {
+    load({ then: "out.saved = loaded.codeCache.save();" });
+    expect(load({ name: "pulumi-resource-pulumi-nodejs" }).state).to.equal("missing");
+    expect(load().state).to.equal("accepted");
+  });
+
+  it("a cache saved while the host's V8 settings are changed is taken only if saved with V8's defaults (withV8Defaults)", function () {
+    const change = `settings.setV8Flag("heap-growing-percent", 50, 0); settings.setV8Flag("semi-space-growth-factor", 1, 2);`;
+    load({ then: `${change} out.saved = loaded.codeCache.save();` });
+    expect(load().state, "saved with the settings in force").to.equal("rejected");
+    load({ then: `${change} out.saved = settings.withV8Defaults(() => loaded.codeCache.save());` });
+    expect(load().state).to.equal("accepted");
+  });
+
+  it("PULUMI_DYNAMIC_HOST_CODE_CACHE=0: nothing read, nothing written", function () {
+    load({ then: "out.saved = loaded.codeCache.save();" });
+    const off = load({ env: { PULUMI_DYNAMIC_HOST_CODE_CACHE: "0" }, then: "out.saved = loaded.codeCache.save();" });
+    expect(off).to.deep.include({ state: "off", file: null, value: { build: 1, doubled: 42, file: true } });
+    expect(off.error).to.contain("turned off");
+  });
+
+  it("a cache directory that cannot be made: the bundle runs, and save says why it could not write", function () {
+    fs.writeFileSync(path.join(dir, "a-file"), "");
+    const r = load({ env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: path.join(dir, "a-file", "cache") }, then: "out.saved = loaded.codeCache.save();" });
+    expect(r).to.deep.include({ state: "missing", value: { build: 1, doubled: 42, file: true } });
+    expect(r.error).to.match(/ENOTDIR/);
+  });
+});
+
+describe("code cache: written by the host once it has answered its first requests", function () {
+  const handle = (state: CodeCacheHandle["state"]) => {
+    const saves: number[] = [];
+    return { saves, cache: { state, file: "/nowhere", save: () => (saves.push(Date.now()), 1) } satisfies CodeCacheHandle };
+  };
+  const turn = () => new Promise((r) => setTimeout(r, 30));
+
+  it("after the third answer, on a later turn, once", async function () {
+    const { saves, cache } = handle("missing");
+    expect(saveCodeCacheWhenWarm(cache)).to.equal(true);
+    requestServed();
+    requestServed();
+    await turn();
+    expect(saves, "two answers").to.have.length(0);
+    requestServed();
+    expect(saves, "not in the answer's own turn").to.have.length(0);
+    await turn();
+    expect(saves).to.have.length(1);
+    for (let i = 0; i < 5; i++) requestServed();
+    await turn();
+    expect(saves).to.have.length(1);
+  });
+
+  it("a cache V8 took is left be; a refused one is written again; none without a loader", async function () {
+    const accepted = handle("accepted");
+    const rejected = handle("rejected");
+    expect(saveCodeCacheWhenWarm(accepted.cache)).to.equal(false);
+    expect(saveCodeCacheWhenWarm(rejected.cache)).to.equal(true);
+    expect(saveCodeCacheWhenWarm(undefined)).to.equal(false);
+    for (let i = 0; i < 3; i++) requestServed();
+    await turn();
+    expect(accepted.saves).to.have.length(0);
+    expect(rejected.saves).to.have.length(1);
+  });
+
+  it("afterServed runs each waiter at its own count, in count order", function () {
+    const ran: string[] = [];
+    afterServed(3, () => ran.push("third"));
+    afterServed(1, () => ran.push("first"));
+    afterServed(2, () => ran.push("second"));
+    afterServed(1, () => ran.push("first again"));
+    requestServed();
+    expect(ran).to.deep.equal(["first", "first again"]);
+    requestServed();
+    requestServed();
+    expect(ran).to.deep.equal(["first", "first again", "second", "third"]);
+  });
+});
