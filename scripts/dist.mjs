@@ -9,8 +9,10 @@
 //
 // The single executable is Node's own (single executable applications): this
 // node binary, its debug symbols stripped, with a preparation blob injected by
-// postject (the tool Node's documentation names for it) holding one CommonJS
-// bundle of the host, V8's code cache for it, and the host's files as assets
+// postject (the tool Node's documentation names for it) holding its main script
+// (src/boot/sea.ts, with V8's code cache for it), which loads the host's
+// CommonJS bundle (the asset host.cjs) with V8's code cache kept between starts
+// (src/boot/code-cache.ts), and the host's files as assets
 // (package.json, proto/*.proto, python-stub/**/*.py and launch.sh, reference/index.cjs, and assets.json listing them).
 // The wheel is built by hatchling (see packaging/python/hatch_build.py).
 import { execFileSync } from "node:child_process";
@@ -43,25 +45,18 @@ function files(dir, keep) {
 async function bundle() {
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(OUT, { recursive: true });
-  await build({
-    stdin: {
-      contents:
-        'require("./src/cli/main.ts").main(process.argv).catch((err) => {\n' +
-        '  console.error(`pulumi-dynamic-host: failed to start: ${err && err.stack ? err.stack : err}`);\n' +
-        "  process.exit(1);\n});\n",
-      resolveDir: ROOT,
-      loader: "js",
-    },
-    outfile: path.join(OUT, "host.cjs"),
-    bundle: true,
-    format: "cjs",
-    platform: "node",
-    target: "node20",
-    define: { __PDH_SEA__: "true", "import.meta.url": "__pdhMetaUrl" },
-    banner: { js: 'var __pdhMetaUrl = require("node:url").pathToFileURL(process.execPath).href;' },
-    legalComments: "linked",
-    logLevel: "warning",
-  });
+  const common = { bundle: true, format: "cjs", platform: "node", target: "node20", logLevel: "warning" };
+  await Promise.all([
+    build({
+      ...common,
+      entryPoints: [path.join(ROOT, "src/cli/main.ts")],
+      outfile: path.join(OUT, "host.cjs"),
+      define: { __PDH_SEA__: "true", "import.meta.url": "__pdhMetaUrl" },
+      banner: { js: 'var __pdhMetaUrl = require("node:url").pathToFileURL(process.execPath).href;' },
+      legalComments: "linked",
+    }),
+    build({ ...common, entryPoints: [path.join(ROOT, "src/boot/sea.ts")], outfile: path.join(OUT, "sea-main.cjs") }),
+  ]);
 }
 
 function seaConfig() {
@@ -69,8 +64,9 @@ function seaConfig() {
   fs.writeFileSync(path.join(OUT, "assets.json"), JSON.stringify(assets));
   const map = Object.fromEntries(assets.map((a) => [a, path.join(ROOT, a)]));
   map["assets.json"] = path.join(OUT, "assets.json");
+  map["host.cjs"] = path.join(OUT, "host.cjs");
   const config = {
-    main: path.join(OUT, "host.cjs"),
+    main: path.join(OUT, "sea-main.cjs"),
     output: path.join(OUT, "sea-prep.blob"),
     disableExperimentalSEAWarning: true,
     useCodeCache: true,

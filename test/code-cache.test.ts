@@ -1,11 +1,14 @@
 // The code cache as a plugin start meets it (src/boot/code-cache.ts,
 // src/host/code-cache-save.ts): the plugins started as the engine starts them,
-// from bin/, with a cache directory of the test's own.
+// as each is installed (the checkout's bin/, npm i -g of the tarball, the
+// release archive's single executable, the wheel's scripts in a virtualenv),
+// with a cache directory of the test's own.
 import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
+import { archiveInstall, npmInstall, pathWithoutNode, wheelInstall } from "./helpers/installs.js";
 import { ENGINE_ADDRESS, Plugin } from "./helpers/plugin.js";
 
 const cacheFilesIn = (dir: string) => (fs.existsSync(path.join(dir, "code-cache")) ? fs.readdirSync(path.join(dir, "code-cache")).filter((f) => f.endsWith(".v8")) : []);
@@ -18,13 +21,30 @@ async function until(what: string, ok: () => boolean, ms = 10_000): Promise<void
   }
 }
 
-for (const language of ["nodejs", "python"] as const) {
-  describe(`code cache: pulumi-resource-pulumi-${language} keeps V8's code cache between starts`, function () {
-    this.timeout(60_000);
+/** Where each install's plugins are, and the PATH they run with (the single executable's: no node). */
+const INSTALLS: [string, () => { bin: string | undefined; env: NodeJS.ProcessEnv }][] = [
+  ["the checkout", () => ({ bin: undefined, env: {} })],
+  ["npm i -g of the tarball", () => ({ bin: npmInstall().bin, env: {} })],
+  ["the release archive", () => ({ bin: archiveInstall(), env: { PATH: pathWithoutNode([archiveInstall()]) } })],
+  ["the wheel", () => ({ bin: wheelInstall().bin, env: { PATH: pathWithoutNode([wheelInstall().bin]) } })],
+];
+
+const CASES = INSTALLS.flatMap(([install, where]) => (["nodejs", "python"] as const).map((language) => ({ install, where, language })));
+
+for (const { install, where, language } of CASES) {
+  describe(`code cache: pulumi-resource-pulumi-${language} from ${install} keeps V8's code cache between starts`, function () {
+    this.timeout(10 * 60_000);
     let cacheDir: string;
     let provider: string;
+    let installed: { bin: string | undefined; env: NodeJS.ProcessEnv };
     const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-${language}:dynamic:Resource::${name}`;
-    const start = (args: string[], env: NodeJS.ProcessEnv = {}) => Plugin.launch("ours", { language, args, env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: cacheDir, ...env } });
+    const start = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      Plugin.launch("ours", {
+        language,
+        args,
+        executable: installed.bin === undefined ? undefined : path.join(installed.bin, `pulumi-resource-pulumi-${language}`),
+        env: { ...installed.env, PULUMI_DYNAMIC_HOST_CACHE_DIR: cacheDir, ...env },
+      });
     /** Configure and two Creates: three answers, after which the host writes its cache. */
     const serve = async (p: Plugin) => {
       await p.client.configure({});
@@ -35,6 +55,7 @@ for (const language of ["nodejs", "python"] as const) {
     };
 
     before(async function () {
+      installed = where();
       provider = language === "nodejs" ? await nodeProvider("scripted") : pythonProvider("scripted");
     });
     beforeEach(function () {
@@ -85,9 +106,10 @@ for (const language of ["nodejs", "python"] as const) {
       expect(again.stderr).to.contain(`code cache rejected (${file})`);
       expect(again.stderr).to.match(/code cache written: \d+ bytes/);
 
-      // The cache directory's place is taken by a file: nothing can be written under it.
+      // The code cache's directory is a file: no cache can be written (the single executable's Python worker is still extracted beside it).
       const blocked = path.join(cacheDir, "blocked");
-      fs.writeFileSync(blocked, "");
+      fs.mkdirSync(blocked);
+      fs.writeFileSync(path.join(blocked, "code-cache"), "");
       for (const args of [[ENGINE_ADDRESS], ["--logtostderr", "-v=3", ENGINE_ADDRESS]]) {
         const p = await start(args, { PULUMI_DYNAMIC_HOST_CACHE_DIR: blocked });
         try {
@@ -97,7 +119,7 @@ for (const language of ["nodejs", "python"] as const) {
         } finally {
           await p.stop();
         }
-        if (args.length > 1) expect(p.stderr).to.match(/code cache not written: .*ENOTDIR/);
+        if (args.length > 1) expect(p.stderr).to.match(/code cache not written: .*(EEXIST|ENOTDIR)/);
         else expect(p.stderr).to.equal("");
       }
     });

@@ -1,5 +1,6 @@
-// Loads the host's bundle (one CommonJS file, dist/bundle/cli/host.cjs) with
-// V8's code cache, kept under the cache directory between starts.
+// Loads the host's bundle (one CommonJS file: dist/bundle/cli/host.cjs, or the
+// single executable's asset host.cjs) with V8's code cache, kept under the
+// cache directory between starts.
 //
 // The engine starts a plugin for every command and waits for it. Compiling
 // the bundle, and then each function of the request path the first time it
@@ -11,7 +12,8 @@
 // The cache is V8's own format, checked by V8: a cache made by another V8, with
 // other flags or for a source of another length is refused, and the bundle is
 // compiled from source as it would be without one. The file's name carries what
-// V8 does not check: the bundle's path, size, modification time and inode, and
+// V8 does not check: the path, size, modification time and inode of the file the
+// bundle comes from (host.cjs, or the single executable itself), and
 // Node's version and architecture, so that a rebuilt or reinstalled bundle never
 // meets the code of the one before; and the name the host was run by, so that
 // each plugin's cache holds its own mode's request path. The host, not this loader, decides when to
@@ -42,11 +44,11 @@ export interface BundleCodeCache {
 /** The directory under the cache root. */
 export const CODE_CACHE_DIR = "code-cache";
 
-/** The cache file for `bundle` as it is on disk now, run as `name`, under `root`. */
-export function codeCacheFile(bundle: string, name: string, root: string): string {
-  const st = fs.statSync(bundle);
+/** The cache file for the bundle in `from` (a file, as it is on disk now), run as `name`, under `root`. */
+export function codeCacheFile(from: string, name: string, root: string): string {
+  const st = fs.statSync(from);
   const short = (parts: unknown[]) => createHash("sha256").update(parts.join("\0")).digest("hex").slice(0, 16);
-  return path.join(root, CODE_CACHE_DIR, `${short([path.resolve(bundle), name])}-${short([process.version, process.arch, st.size, st.mtimeMs, st.ino])}.v8`);
+  return path.join(root, CODE_CACHE_DIR, `${short([path.resolve(from), name])}-${short([process.version, process.arch, st.size, st.mtimeMs, st.ino])}.v8`);
 }
 
 /**
@@ -54,8 +56,22 @@ export function codeCacheFile(bundle: string, name: string, root: string): strin
  * `require`, `module`, `__filename`), with the code cache kept for it when run
  * as `name` where there is one. Returns its exports and the cache's handle.
  */
-export function loadBundle(bundle: string, name: string, env: NodeJS.ProcessEnv = process.env): { exports: Record<string, unknown>; codeCache: BundleCodeCache } {
-  const source = fs.readFileSync(bundle, "utf8");
+export function loadBundle(bundle: string, name: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
+  return loadSource(fs.readFileSync(bundle, "utf8"), bundle, name, env);
+}
+
+export interface LoadedBundle {
+  exports: Record<string, unknown>;
+  codeCache: BundleCodeCache;
+}
+
+/**
+ * loadBundle() for a bundle's `source` that comes from the file `from` (the
+ * single executable's asset: the executable), run with `from` as its
+ * `__filename`, `require` and stack traces' file name.
+ */
+export function loadSource(source: string, from: string, name: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
+  const bundle = from;
   let file: string | undefined;
   let cachedData: Buffer | undefined;
   if (env.PULUMI_DYNAMIC_HOST_CODE_CACHE !== "0") {
