@@ -14,6 +14,7 @@
 // stays the ceiling for start-up.
 import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 /**
@@ -54,12 +55,22 @@ const esm = {
   banner: { js: 'import { createRequire as __pdhCreateRequire } from "node:module"; const require = __pdhCreateRequire(import.meta.url);' },
 };
 
-const cjs = {
+/**
+ * The host, for its loader (src/boot/code-cache.ts): one CommonJS file whose text is Node's module
+ * wrapper around the bundle (WRAPPER_START there), with its whitespace and syntax minified (names
+ * kept): the source V8 holds and parses is a third smaller, 4 MiB less of the host's resident memory
+ * at its first Create. The source map (dist/bundle/cli/host.cjs.map, not in the npm package) maps it back.
+ */
+export const hostBundle = {
   ...common,
   format: "cjs",
+  minifyWhitespace: true,
+  minifySyntax: true,
   // The modules' import.meta.url, in a CommonJS file: the file's own URL.
   define: { "import.meta.url": "__pdhMetaUrl" },
-  banner: { js: 'var __pdhMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // Strict, as the ES modules it is built from are (esbuild's own "use strict" comes after the banner, where it is no directive).
+  banner: { js: '(function (exports, require, module, __filename, __dirname) {"use strict";var __pdhMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  footer: { js: "\n})" },
 };
 
 /**
@@ -75,8 +86,11 @@ async function bundle(options, outdir, entryPoints, { prune = true, ...extra } =
   for (const f of readdirSync(outdir)) if (!made.has(path.resolve(outdir, f))) rmSync(path.join(outdir, f));
 }
 
-await Promise.all([
-  bundle(cjs, "dist/bundle/cli", { host: "src/cli/main.ts" }, { outExtension: { ".js": ".cjs" } }),
-  bundle({ ...common, format: "esm", plugins: [] }, "dist/bundle", { boot: "src/boot/launch.ts" }, { outExtension: { ".js": ".mjs" }, prune: false }),
-  bundle(esm, "dist/bundle/bench", ["bench/ceiling-plugin.ts"]),
-]);
+// Run as a script (npm run build, prepack); scripts/dist.mjs imports hostBundle from here.
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await Promise.all([
+    bundle(hostBundle, "dist/bundle/cli", { host: "src/cli/main.ts" }, { outExtension: { ".js": ".cjs" } }),
+    bundle({ ...common, format: "esm", plugins: [] }, "dist/bundle", { boot: "src/boot/launch.ts" }, { outExtension: { ".js": ".mjs" }, prune: false }),
+    bundle(esm, "dist/bundle/bench", ["bench/ceiling-plugin.ts"]),
+  ]);
+}

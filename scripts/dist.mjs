@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { hostBundle } from "./bundle.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = path.join(ROOT, "dist/sea");
@@ -45,17 +46,17 @@ function files(dir, keep) {
 async function bundle() {
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(OUT, { recursive: true });
-  const common = { bundle: true, format: "cjs", platform: "node", target: "node20", logLevel: "warning" };
   await Promise.all([
+    // The npm package's host bundle (scripts/bundle.mjs), with the embedded assets and the executable's URL for import.meta.url.
     build({
-      ...common,
+      ...hostBundle,
       entryPoints: [path.join(ROOT, "src/cli/main.ts")],
       outfile: path.join(OUT, "host.cjs"),
-      define: { __PDH_SEA__: "true", "import.meta.url": "__pdhMetaUrl" },
-      banner: { js: 'var __pdhMetaUrl = require("node:url").pathToFileURL(process.execPath).href;' },
-      legalComments: "linked",
+      sourcemap: false,
+      define: { ...hostBundle.define, __PDH_SEA__: "true" },
+      banner: { js: hostBundle.banner.js.replace("pathToFileURL(__filename)", "pathToFileURL(process.execPath)") },
     }),
-    build({ ...common, entryPoints: [path.join(ROOT, "src/boot/sea.ts")], outfile: path.join(OUT, "sea-main.cjs") }),
+    build({ bundle: true, format: "cjs", platform: "node", target: "node20", logLevel: "warning", entryPoints: [path.join(ROOT, "src/boot/sea.ts")], outfile: path.join(OUT, "sea-main.cjs") }),
   ]);
 }
 

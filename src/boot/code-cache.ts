@@ -41,6 +41,13 @@ export interface BundleCodeCache {
   save(): number;
 }
 
+/**
+ * How a bundle built for this loader begins (scripts/bundle.mjs, scripts/dist.mjs): its text is
+ * already Node's module wrapper, a function expression, so that V8 compiles the very string that was
+ * read instead of a copy of it with the wrapper around it (3 MiB less at the host's peak).
+ */
+export const WRAPPER_START = "(function (exports, require, module, __filename, __dirname) {";
+
 /** The directory under the cache root. */
 export const CODE_CACHE_DIR = "code-cache";
 
@@ -82,8 +89,8 @@ export function loadSource(source: string, from: string, name: string, env: Node
       cachedData = undefined; // no cache yet, or no home to keep one in: compiled from source
     }
   }
-  // Node's own module wrapper, on the bundle's first line: line numbers in stack traces stay the file's.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+  // Node's own module wrapper, on the bundle's first line (line numbers in stack traces stay the file's), unless built in.
+  const script = new vm.Script(source.startsWith(WRAPPER_START) ? source : `${WRAPPER_START}${source}\n})`, {
     filename: bundle,
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,

@@ -63,6 +63,13 @@ describe("code cache: the host's bundle compiled from V8's cache between starts"
     expect(load()).to.deep.include({ state: "accepted", value: { build: 1, doubled: 42, file: true } });
   });
 
+  it("a bundle whose text is already the module wrapper (how scripts/bundle.mjs builds the host) runs as it is, strict when it says so", function () {
+    fs.writeFileSync(bundle, `(function (exports, require, module, __filename, __dirname) {"use strict";\nexports.value = () => ({ build: 3, doubled: 42, file: __filename === ${JSON.stringify(bundle)}, strict: (function () { return this; })() === undefined });\n})`);
+    const r = load({ then: "out.saved = loaded.codeCache.save();" });
+    expect(r).to.deep.include({ state: "missing", value: { build: 3, doubled: 42, file: true, strict: true } });
+    expect(load().state).to.equal("accepted");
+  });
+
   it("a cache V8 cannot read (garbage, cut short) is refused, the bundle is compiled from source, and a save replaces it", function () {
     const file = load({ then: "out.saved = loaded.codeCache.save();" }).file!;
     const good = fs.readFileSync(file);
