@@ -65,44 +65,35 @@ for (const { install, where, language } of CASES) {
       fs.rmSync(cacheDir, { recursive: true, force: true });
     });
 
-    it("the first start writes the cache after its first answers, saying nothing; the next start uses it", async function () {
-      const first = await start([ENGINE_ADDRESS]);
+    /** Starts the plugin, serves, waits until `done` holds (or `lingerMs`), stops it; returns it for its stderr. */
+    const runOnce = async (args: string[], opts: { env?: NodeJS.ProcessEnv; done?: [string, (p: Plugin) => boolean]; lingerMs?: number } = {}) => {
+      const p = await start(args, opts.env);
       try {
-        await serve(first);
-        await until("the cache is written", () => cacheFilesIn(cacheDir).length === 1);
+        await serve(p);
+        if (opts.done) await until(opts.done[0], () => opts.done![1](p));
+        if (opts.lingerMs) await new Promise((r) => setTimeout(r, opts.lingerMs));
       } finally {
-        await first.stop();
+        await p.stop();
       }
+      return p;
+    };
+    const written: [string, () => boolean] = ["the cache is written", () => cacheFilesIn(cacheDir).length === 1];
+
+    it("the first start writes the cache after its first answers, saying nothing; the next start uses it", async function () {
+      const first = await runOnce([ENGINE_ADDRESS], { done: written });
       expect(first.stderr).to.equal("");
       const [file] = cacheFilesIn(cacheDir);
-      const second = await start(["--logtostderr", "-v=3", ENGINE_ADDRESS]);
-      try {
-        await serve(second);
-      } finally {
-        await second.stop();
-      }
+      const second = await runOnce(["--logtostderr", "-v=3", ENGINE_ADDRESS]);
       expect(second.stderr).to.contain(`code cache used (${path.join(cacheDir, "code-cache", file!)})`);
       expect(second.stderr).to.not.contain("code cache written");
       expect(cacheFilesIn(cacheDir)).to.deep.equal([file]);
     });
 
     it("a cache V8 refuses is written again; one that cannot be written leaves the plugin serving, and says why only at -v=3", async function () {
-      const first = await start([ENGINE_ADDRESS]);
-      try {
-        await serve(first);
-        await until("the cache is written", () => cacheFilesIn(cacheDir).length === 1);
-      } finally {
-        await first.stop();
-      }
+      await runOnce([ENGINE_ADDRESS], { done: written });
       const file = path.join(cacheDir, "code-cache", cacheFilesIn(cacheDir)[0]!);
       fs.writeFileSync(file, "garbage");
-      const again = await start(["--logtostderr", "-v=3", ENGINE_ADDRESS]);
-      try {
-        await serve(again);
-        await until("the cache is written again", () => fs.statSync(file).size > 1000);
-      } finally {
-        await again.stop();
-      }
+      const again = await runOnce(["--logtostderr", "-v=3", ENGINE_ADDRESS], { done: ["the cache is written again", () => fs.statSync(file).size > 1000] });
       expect(again.stderr).to.contain(`code cache rejected (${file})`);
       expect(again.stderr).to.match(/code cache written: \d+ bytes/);
 
@@ -110,18 +101,11 @@ for (const { install, where, language } of CASES) {
       const blocked = path.join(cacheDir, "blocked");
       fs.mkdirSync(blocked);
       fs.writeFileSync(path.join(blocked, "code-cache"), "");
-      for (const args of [[ENGINE_ADDRESS], ["--logtostderr", "-v=3", ENGINE_ADDRESS]]) {
-        const p = await start(args, { PULUMI_DYNAMIC_HOST_CACHE_DIR: blocked });
-        try {
-          await serve(p);
-          if (args.length > 1) await until("the write fails", () => p.stderr.includes("code cache not written"));
-          else await new Promise((r) => setTimeout(r, 200));
-        } finally {
-          await p.stop();
-        }
-        if (args.length > 1) expect(p.stderr).to.match(/code cache not written: .*(EEXIST|ENOTDIR)/);
-        else expect(p.stderr).to.equal("");
-      }
+      const env = { PULUMI_DYNAMIC_HOST_CACHE_DIR: blocked };
+      const quiet = await runOnce([ENGINE_ADDRESS], { env, lingerMs: 200 });
+      expect(quiet.stderr).to.equal("");
+      const loud = await runOnce(["--logtostderr", "-v=3", ENGINE_ADDRESS], { env, done: ["the write fails", (p) => p.stderr.includes("code cache not written")] });
+      expect(loud.stderr).to.match(/code cache not written: .*(EEXIST|ENOTDIR)/);
     });
   });
 }
