@@ -55,6 +55,9 @@ const esm = {
   banner: { js: 'import { createRequire as __pdhCreateRequire } from "node:module"; const require = __pdhCreateRequire(import.meta.url);' },
 };
 
+/** The host's bundles (src/boot/bundles.ts picks one): every command, and each plugin alone. */
+export const HOST_ENTRIES = { host: "src/cli/main.ts", "host-nodejs": "src/cli/plugin-nodejs.ts", "host-python": "src/cli/plugin-python.ts" };
+
 /**
  * The host, for its loader (src/boot/code-cache.ts): one CommonJS file whose text is Node's module
  * wrapper around the bundle (WRAPPER_START there), with its whitespace and syntax minified (names
@@ -89,7 +92,7 @@ async function bundle(options, outdir, entryPoints, { prune = true, ...extra } =
 // Run as a script (npm run build, prepack); scripts/dist.mjs imports hostBundle from here.
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   await Promise.all([
-    bundle(hostBundle, "dist/bundle/cli", { host: "src/cli/main.ts" }, { outExtension: { ".js": ".cjs" } }),
+    bundle(hostBundle, "dist/bundle/cli", HOST_ENTRIES, { outExtension: { ".js": ".cjs" } }),
     bundle({ ...common, format: "esm", plugins: [] }, "dist/bundle", { boot: "src/boot/launch.ts" }, { outExtension: { ".js": ".mjs" }, prune: false }),
     bundle(esm, "dist/bundle/bench", ["bench/ceiling-plugin.ts"]),
   ]);

@@ -11,7 +11,8 @@
 // node binary, its debug symbols stripped, with a preparation blob injected by
 // postject (the tool Node's documentation names for it) holding its main script
 // (src/boot/sea.ts, with V8's code cache for it), which loads the host's
-// CommonJS bundle (the asset host.cjs) with V8's code cache kept between starts
+// CommonJS bundle for the name it was run by (the assets host.cjs, host-nodejs.cjs
+// and host-python.cjs: src/boot/bundles.ts) with V8's code cache kept between starts
 // (src/boot/code-cache.ts), and the host's files as assets
 // (package.json, proto/*.proto, python-stub/**/*.py and launch.sh, reference/index.cjs, and assets.json listing them).
 // The wheel is built by hatchling (see packaging/python/hatch_build.py).
@@ -21,7 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { hostBundle } from "./bundle.mjs";
+import { HOST_ENTRIES, hostBundle } from "./bundle.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = path.join(ROOT, "dist/sea");
@@ -50,8 +51,9 @@ async function bundle() {
     // The npm package's host bundle (scripts/bundle.mjs), with the embedded assets and the executable's URL for import.meta.url.
     build({
       ...hostBundle,
-      entryPoints: [path.join(ROOT, "src/cli/main.ts")],
-      outfile: path.join(OUT, "host.cjs"),
+      entryPoints: Object.fromEntries(Object.entries(HOST_ENTRIES).map(([name, entry]) => [name, path.join(ROOT, entry)])),
+      outdir: OUT,
+      outExtension: { ".js": ".cjs" },
       sourcemap: false,
       define: { ...hostBundle.define, __PDH_SEA__: "true" },
       banner: { js: hostBundle.banner.js.replace("pathToFileURL(__filename)", "pathToFileURL(process.execPath)") },
@@ -65,7 +67,7 @@ function seaConfig() {
   fs.writeFileSync(path.join(OUT, "assets.json"), JSON.stringify(assets));
   const map = Object.fromEntries(assets.map((a) => [a, path.join(ROOT, a)]));
   map["assets.json"] = path.join(OUT, "assets.json");
-  map["host.cjs"] = path.join(OUT, "host.cjs");
+  for (const name of Object.keys(HOST_ENTRIES)) map[`${name}.cjs`] = path.join(OUT, `${name}.cjs`);
   const config = {
     main: path.join(OUT, "sea-main.cjs"),
     output: path.join(OUT, "sea-prep.blob"),

@@ -51,6 +51,8 @@ describe("what users install: the npm package, the single executable and the whe
         ...PLUGIN_NAMES.map((n) => `bin/${n}`),
         "dist/bundle/boot.mjs",
         "dist/bundle/cli/host.cjs",
+        "dist/bundle/cli/host-nodejs.cjs",
+        "dist/bundle/cli/host-python.cjs",
         "proto/pulumirpc/provider.proto",
         "proto/google/rpc/status.proto",
         "python-stub/worker.py",
@@ -74,7 +76,7 @@ describe("what users install: the npm package, the single executable and the whe
       ]);
       const unexpected = files.filter(
         (f) =>
-          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
+          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host(-nodejs|-python)?\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));

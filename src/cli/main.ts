@@ -9,21 +9,16 @@
 // starts the worker first) runs the host under another name and puts its own
 // path, as the engine ran it, in PULUMI_DYNAMIC_HOST_SERVE, whose file name
 // picks the mode; it is removed here so that neither providers nor workers see it.
-import path from "node:path";
-import { modeForBinary } from "../host/modes.js";
+// Each plugin name also has a bundle of its own, which the loader picks by the
+// same rule (src/boot/launch.ts) and which starts at plugin-nodejs.ts or
+// plugin-python.ts instead; this entry is the one for people, and for any other way in.
+import { modeOfProcess } from "../host/modes.js";
 import type { Boot } from "../host/serve.js";
+import { takeLauncherEnvironment } from "./launcher-environment.js";
 
 /** `boot`: what the bundle's loader hands over (src/boot/launch.ts), for the serving path. */
 export async function main(argv: readonly string[] = process.argv, boot?: Boot): Promise<void> {
-  const invoked = path.basename(argv[1] ?? "");
-  const served = process.env.PULUMI_DYNAMIC_HOST_SERVE;
-  delete process.env.PULUMI_DYNAMIC_HOST_SERVE;
-  // Moved aside by the launcher so that Node started without reading them (python-stub/launch.sh);
-  // everything the host starts gets the variable back.
-  const caCerts = process.env.PULUMI_DYNAMIC_HOST_NODE_EXTRA_CA_CERTS;
-  delete process.env.PULUMI_DYNAMIC_HOST_NODE_EXTRA_CA_CERTS;
-  if (caCerts !== undefined) process.env.NODE_EXTRA_CA_CERTS = caCerts;
-  const mode = (served ? modeForBinary(path.basename(served)) : undefined) ?? modeForBinary(invoked);
+  const mode = modeOfProcess(argv[1] ?? "", takeLauncherEnvironment());
   if (mode) {
     const { servePlugin } = await import("./compose.js");
     return servePlugin(mode, argv.slice(2), boot);

@@ -1,6 +1,7 @@
 // What differs between the two plugin names before any provider code runs:
 // the package it serves, the refusal texts of RPCs it does not offer, argv
 // rules and the plugin version. Everything else is shared.
+import path from "node:path";
 import type { Language } from "./runtime.js";
 
 // grpc status codes, as numbers: this module is in the entry's static imports,
@@ -51,6 +52,15 @@ export const MODES: readonly Mode[] = [NODEJS, PYTHON];
 export function modeForBinary(name: string): Mode | undefined {
   const base = name.replace(/\.(c?js|mjs|cmd|exe)$/i, "");
   return MODES.find((m) => m.binary === base);
+}
+
+/**
+ * The mode a process serves: the one `served` names (the Python plugin's
+ * launcher's own path, PULUMI_DYNAMIC_HOST_SERVE), else the one `invoked` (the
+ * path it was run by) names; undefined for the command for people.
+ */
+export function modeOfProcess(invoked: string, served: string | undefined): Mode | undefined {
+  return (served ? modeForBinary(path.basename(served)) : undefined) ?? modeForBinary(path.basename(invoked));
 }
 
 export function modeForLanguage(language: string): Mode | undefined {

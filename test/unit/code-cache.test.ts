@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterServed, requestServed } from "../../src/host/served-requests.js";
 import { saveCodeCacheWhenWarm, type CodeCacheHandle } from "../../src/host/code-cache-save.js";
+import { bundleFor } from "../../src/boot/bundles.js";
 
 const loaderUrl = new URL("../../src/boot/code-cache.js", import.meta.url).href;
 const settingsUrl = new URL("../../src/host/v8-settings.js", import.meta.url).href;
@@ -169,5 +170,31 @@ describe("code cache: written by the host once it has answered its first request
     requestServed();
     requestServed();
     expect(ran).to.deep.equal(["first", "first again", "second", "third"]);
+  });
+});
+
+describe("the host's bundles: each plugin name loads one of its own (src/boot/bundles.ts)", function () {
+  it("picks by the name run as, the Python launcher's name first, as main.ts picks the mode", function () {
+    expect(bundleFor("/usr/lib/node_modules/pulumi-dynamic-host/bin/pulumi-resource-pulumi-nodejs", undefined)).to.equal("host-nodejs.cjs");
+    expect(bundleFor("/venv/bin/pulumi-resource-pulumi-python.exe", undefined)).to.equal("host-python.cjs");
+    expect(bundleFor("/pkg/bin/launch.mjs", "/pkg/bin/pulumi-resource-pulumi-python")).to.equal("host-python.cjs");
+    expect(bundleFor("/opt/pdh/pulumi-resource-pulumi-nodejs", "/opt/pdh/not-a-plugin")).to.equal("host-nodejs.cjs");
+    expect(bundleFor("/usr/bin/pulumi-dynamic-host", undefined)).to.equal("host.cjs");
+  });
+
+  it("a plugin's bundle holds its own adapter and not the other's, nor the commands for people", function () {
+    const dir = new URL("../../bundle/cli/", import.meta.url);
+    const text = (f: string) => fs.readFileSync(new URL(f, dir), "utf8");
+    const [node, python, all] = [text("host-nodejs.cjs"), text("host-python.cjs"), text("host.cjs")];
+    // esbuild names each module it loads lazily by its path: the runtimes and the commands are such modules.
+    const [nodeRuntime, pool, pythonRuntime, doctor] = ["src/node-dynamic/runtime.ts", "src/python-bridge/pool.ts", "src/python-bridge/runtime.ts", "src/cli/doctor.ts"].map((m) => `"${m}"`);
+    for (const [name, body, has, hasNot] of [
+      ["host-nodejs.cjs", node, [nodeRuntime], [pool, pythonRuntime, doctor]],
+      ["host-python.cjs", python, [pool, pythonRuntime], [nodeRuntime, doctor]],
+      ["host.cjs", all, [nodeRuntime, pool, pythonRuntime, doctor], []],
+    ] as const) {
+      for (const s of has) expect(body, `${name} holds ${s}`).to.contain(s);
+      for (const s of hasNot) expect(body, `${name} does not hold ${s}`).to.not.contain(s);
+    }
   });
 });

@@ -1,0 +1,16 @@
+// Which of the host's bundles a process loads (bin/launch.mjs through
+// launch.ts; the single executable through sea.ts): each plugin name has one of
+// its own (host-nodejs.cjs, host-python.cjs: one mode, no commands for people),
+// picked by the rule src/cli/main.ts picks the mode by; everything else runs
+// host.cjs.
+import { modeOfProcess } from "../host/modes.js";
+import type { BundleCodeCache } from "./code-cache.js";
+
+/** The bundle a process run as `invoked` (with the Python launcher's `served`) loads, by file name. */
+export function bundleFor(invoked: string, served: string | undefined): string {
+  const mode = modeOfProcess(invoked, served);
+  return mode ? `host-${mode.language}.cjs` : "host.cjs";
+}
+
+/** Every bundle's main. */
+export type HostMain = (argv: readonly string[], boot: { codeCache: BundleCodeCache }) => Promise<void>;

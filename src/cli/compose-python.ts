@@ -1,0 +1,49 @@
+// The Python half of the composition root (compose.ts): the runtime that serves
+// pulumi-resource-pulumi-python. Its own module so that the Python plugin's
+// bundle (dist/bundle/cli/host-python.cjs, src/cli/plugin-python.ts) holds no
+// Node adapter.
+import { DeferredRuntime } from "../host/deferred-runtime.js";
+import type { ServedRuntime } from "../host/serve.js";
+import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
+import { resolveInterpreter } from "../python-bridge/interpreter.js";
+import { adopt, takePrestarted } from "../python-bridge/prestarted.js";
+import { workerSettings } from "../python-bridge/worker-settings.js";
+
+/** The runtime serving Python dynamic providers for the program in `cwd`. */
+export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
+  installUncaughtHandlers();
+  // As the reference launcher: a broken virtualenv is reported before any port line, exit 1.
+  const resolved = resolveInterpreter(cwd, process.env);
+  if (!resolved.ok) {
+    process.stderr.write(resolved.stderr.map((l) => `${l}\n`).join(""));
+    process.exit(resolved.exitCode);
+  }
+  // The first worker starts now, before the gRPC server loads and binds, so
+  // the interpreter's start and `import pulumi` run on the second core while
+  // the host gets to its port line and the engine handshakes and configures.
+  // Its stdout is a pipe until the port line is out (nothing may come before
+  // the port line on our stdout), then forwarded. The rest of the bridge (zod,
+  // pickleparser, the pool) loads after the port line.
+  // Under the Python launcher (bin/pulumi-resource-pulumi-python) it may have
+  // started already, beside this process: taken if it is the one the host
+  // would start (prestarted.ts).
+  const prestarted = takePrestarted();
+  const adopted = prestarted && adopt(prestarted, resolved.interpreter, cwd, workerSettings().script);
+  const first = adopted || (await import("../python-bridge/spawn.js")).spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
+  let begin!: () => void;
+  const go = new Promise<void>((resolve) => (begin = resolve));
+  const runtime = new DeferredRuntime("python", "encoded", async () => {
+    await go;
+    const { forwardStdout } = await import("../python-bridge/spawn.js");
+    forwardStdout(first);
+    const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }, { OtherPythons }] = await Promise.all([
+      import("../python-bridge/pool.js"),
+      import("../python-bridge/runtime.js"),
+      import("../python-bridge/other-pythons.js"),
+    ]);
+    const pool = new WorkerPool({ interpreter: resolved.interpreter, cwd, size: defaultPoolSize() });
+    pool.warm(first);
+    return new PythonRuntime(pool, new OtherPythons(resolved.interpreter, cwd));
+  });
+  return { runtime, afterPort: begin };
+}
