@@ -1,6 +1,6 @@
-// Loads the host's bundle (one CommonJS file: dist/bundle/cli/host.cjs, or the
-// single executable's asset host.cjs) with V8's code cache, kept under the
-// cache directory between starts.
+// Loads one of the host's bundles (a CommonJS file in dist/bundle/cli, or the
+// single executable's asset of that name: bundles.ts says which) with V8's code
+// cache, kept under the cache directory between starts.
 //
 // The engine starts a plugin for every command and waits for it. Compiling
 // the bundle, and then each function of the request path the first time it
@@ -78,12 +78,11 @@ export interface LoadedBundle {
  * `__filename`, `require` and stack traces' file name.
  */
 export function loadSource(source: string, from: string, name: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
-  const bundle = from;
   let file: string | undefined;
   let cachedData: Buffer | undefined;
   if (env.PULUMI_DYNAMIC_HOST_CODE_CACHE !== "0") {
     try {
-      file = codeCacheFile(bundle, name, cacheRoot(env));
+      file = codeCacheFile(from, name, cacheRoot(env));
       cachedData = fs.readFileSync(file);
     } catch {
       cachedData = undefined; // no cache yet, or no home to keep one in: compiled from source
@@ -91,14 +90,14 @@ export function loadSource(source: string, from: string, name: string, env: Node
   }
   // Node's own module wrapper, on the bundle's first line (line numbers in stack traces stay the file's), unless built in.
   const script = new vm.Script(source.startsWith(WRAPPER_START) ? source : `${WRAPPER_START}${source}\n})`, {
-    filename: bundle,
+    filename: from,
     cachedData,
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const state: CodeCacheState = file === undefined ? "off" : cachedData === undefined ? "missing" : script.cachedDataRejected ? "rejected" : "accepted";
   const module = { exports: {} as Record<string, unknown> };
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-  wrapper.call(module.exports, module.exports, createRequire(bundle), module, bundle, path.dirname(bundle));
+  wrapper.call(module.exports, module.exports, createRequire(from), module, from, path.dirname(from));
   return {
     exports: module.exports,
     codeCache: {
@@ -123,10 +122,18 @@ function writeCodeCache(file: string, data: Buffer): number {
     fs.rmSync(tmp, { force: true });
     throw err;
   }
-  // Earlier builds' caches of the same bundle and name: same first part, another second.
+  // Earlier builds' caches of the same bundle and name (same first part, another second), and
+  // what a write cut short by the process's end left of them a while ago.
+  // Best effort: the cache is written either way.
   const samePath = `${path.basename(file).split("-")[0]}-`;
-  for (const other of fs.readdirSync(dir)) {
-    if (other.startsWith(samePath) && other.endsWith(".v8") && other !== path.basename(file)) fs.rmSync(path.join(dir, other), { force: true });
+  try {
+    for (const other of fs.readdirSync(dir)) {
+      if (!other.startsWith(samePath) || other === path.basename(file)) continue;
+      const age = Date.now() - (fs.statSync(path.join(dir, other), { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      if (other.endsWith(".v8") || (other.includes(".v8.tmp-") && age > 60_000)) fs.rmSync(path.join(dir, other), { force: true });
+    }
+  } catch {
+    // another start pruning the same directory, or one we may not change: left for the next write
   }
   return data.length;
 }

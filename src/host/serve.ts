@@ -22,7 +22,7 @@ export interface ServedRuntime {
 /** Builds the runtime for the program in `cwd`; may end the process before the port line, as a reference would. */
 export type RuntimeFactory = (mode: Mode, cwd: string) => Promise<ServedRuntime>;
 
-/** What the loader of the bundle hands the host (src/boot/launch.ts); absent when loaded otherwise (tests, the single executable). */
+/** What the loader of the bundle hands the host (src/boot/launch.ts, src/boot/sea.ts); absent when loaded otherwise (tests). */
 export interface Boot {
   codeCache?: CodeCacheHandle;
 }

@@ -95,6 +95,17 @@ describe("code cache: the host's bundle compiled from V8's cache between starts"
     expect(after.filter((f) => before.includes(f))).to.have.length(1);
   });
 
+  it("a save removes what writes cut short long ago left, and leaves one that may still be under way", function () {
+    const file = load({ then: "out.saved = loaded.codeCache.save();" }).file!;
+    const prefix = path.basename(file).split("-")[0];
+    const [old, recent] = [`${prefix}-0000000000000000.v8.tmp-1`, `${prefix}-0000000000000000.v8.tmp-2`];
+    for (const f of [old, recent]) fs.writeFileSync(path.join(path.dirname(file), f), "partial");
+    const hourAgo = new Date(Date.now() - 3600_000);
+    fs.utimesSync(path.join(path.dirname(file), old), hourAgo, hourAgo);
+    load({ then: "out.saved = loaded.codeCache.save();" });
+    expect(cacheFiles()).to.deep.equal([path.basename(file), recent].sort());
+  });
+
   it("each name the host runs as has a cache of its own", function () {
     load({ then: "out.saved = loaded.codeCache.save();" });
     expect(load({ name: "pulumi-resource-pulumi-nodejs" }).state).to.equal("missing");
