@@ -1,13 +1,13 @@
 // Bundles the host and the packages it runs with (grpc-js, protobufjs,
-// zod, pickleparser, yaml, acorn) into one CommonJS file,
-// dist/bundle/cli/host.cjs, and its loader into dist/bundle/boot.mjs, which is
-// what every name in bin/ runs (bin/launch.mjs). Node 20 resolves and links
-// every file of an ES module graph one by one; a bundle of the same code starts
-// in a fraction of the time (the engine launches a plugin for every
-// deployment, and waits for it). One CommonJS file, because V8's code cache
-// for it can be kept between starts (src/boot/code-cache.ts); the parts a mode
-// does not use (the Node runtime in Python mode, the commands for people) are
-// compiled only if they run. The bundle sits three folders deep, as
+// zod, pickleparser, yaml, acorn) into CommonJS files in dist/bundle/cli, one
+// per plugin name and one for everything (HOST_ENTRIES), and their loader into
+// dist/bundle/boot.mjs, which is what every name in bin/ runs (bin/launch.mjs).
+// Node 20 resolves and links every file of an ES module graph one by one; a
+// bundle of the same code starts in a fraction of the time (the engine
+// launches a plugin for every deployment, and waits for it). CommonJS, because
+// V8's code cache for it can be kept between starts (src/boot/code-cache.ts);
+// within a bundle, what is imported lazily (the runtimes, the commands) is
+// compiled only if it runs. The bundles sit three folders deep, as
 // dist/src/host does, so the paths the modules compute from import.meta.url
 // (package.json, proto/, python-stub/) stay the same.
 // The benchmark's calibration plugin is bundled too (as ES modules), so it
@@ -62,7 +62,7 @@ export const HOST_ENTRIES = { host: "src/cli/main.ts", "host-nodejs": "src/cli/p
  * The host, for its loader (src/boot/code-cache.ts): one CommonJS file whose text is Node's module
  * wrapper around the bundle (WRAPPER_START there), with its whitespace and syntax minified (names
  * kept): the source V8 holds and parses is a third smaller, 4 MiB less of the host's resident memory
- * at its first Create. The source map (dist/bundle/cli/host.cjs.map, not in the npm package) maps it back.
+ * at its first Create. The source maps (dist/bundle/cli/*.cjs.map, not in the npm package) map it back.
  */
 export const hostBundle = {
   ...common,
@@ -78,9 +78,9 @@ export const hostBundle = {
 
 /**
  * Builds `entryPoints` with `options` into `outdir`, then (unless `prune` is false: dist/bundle
- * holds the other two) removes what an earlier build left there (the npm package ships every file
- * of dist/bundle/cli). Files are replaced, never the folder, so a
- * plugin starting meanwhile never finds it missing.
+ * holds the other two) removes what an earlier build left there (the npm package ships every host
+ * file of dist/bundle/cli). Files are replaced, never the folder, so a plugin starting meanwhile
+ * never finds it missing.
  */
 async function bundle(options, outdir, entryPoints, { prune = true, ...extra } = {}) {
   const { metafile } = await build({ ...options, entryPoints, outdir, metafile: true, ...extra });
