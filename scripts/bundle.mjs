@@ -63,8 +63,10 @@ export const HOST_ENTRIES = { host: "src/cli/main.ts", "host-nodejs": "src/cli/p
  * wrapper around the bundle (WRAPPER_START there), with its whitespace and syntax minified (names
  * kept): the source V8 holds and parses is a third smaller, 4 MiB less of the host's resident memory
  * at its first Create. The source maps (dist/bundle/cli/*.cjs.map, not in the npm package) map it back.
+ * `fileOf` is the expression for the file the modules' import.meta.url names: the bundle's own, or the
+ * single executable (scripts/dist.mjs).
  */
-export const hostBundle = {
+export const hostBundle = (fileOf = "__filename") => ({
   ...common,
   format: "cjs",
   minifyWhitespace: true,
@@ -72,9 +74,9 @@ export const hostBundle = {
   // The modules' import.meta.url, in a CommonJS file: the file's own URL.
   define: { "import.meta.url": "__pdhMetaUrl" },
   // Strict, as the ES modules it is built from are (esbuild's own "use strict" comes after the banner, where it is no directive).
-  banner: { js: '(function (exports, require, module, __filename, __dirname) {"use strict";var __pdhMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  banner: { js: `(function (exports, require, module, __filename, __dirname) {"use strict";var __pdhMetaUrl = require("node:url").pathToFileURL(${fileOf}).href;` },
   footer: { js: "\n})" },
-};
+});
 
 /**
  * Builds `entryPoints` with `options` into `outdir`, then (unless `prune` is false: dist/bundle
@@ -92,7 +94,7 @@ async function bundle(options, outdir, entryPoints, { prune = true, ...extra } =
 // Run as a script (npm run build, prepack); scripts/dist.mjs imports hostBundle from here.
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   await Promise.all([
-    bundle(hostBundle, "dist/bundle/cli", HOST_ENTRIES, { outExtension: { ".js": ".cjs" } }),
+    bundle(hostBundle(), "dist/bundle/cli", HOST_ENTRIES, { outExtension: { ".js": ".cjs" } }),
     bundle({ ...common, format: "esm", plugins: [] }, "dist/bundle", { boot: "src/boot/launch.ts" }, { outExtension: { ".js": ".mjs" }, prune: false }),
     bundle(esm, "dist/bundle/bench", ["bench/ceiling-plugin.ts"]),
   ]);

@@ -47,16 +47,16 @@ function files(dir, keep) {
 async function bundle() {
   fs.rmSync(OUT, { recursive: true, force: true });
   fs.mkdirSync(OUT, { recursive: true });
+  const host = hostBundle("process.execPath");
   await Promise.all([
     // The npm package's host bundle (scripts/bundle.mjs), with the embedded assets and the executable's URL for import.meta.url.
     build({
-      ...hostBundle,
+      ...host,
       entryPoints: Object.fromEntries(Object.entries(HOST_ENTRIES).map(([name, entry]) => [name, path.join(ROOT, entry)])),
       outdir: OUT,
       outExtension: { ".js": ".cjs" },
       sourcemap: false,
-      define: { ...hostBundle.define, __PDH_SEA__: "true" },
-      banner: { js: hostBundle.banner.js.replace("pathToFileURL(__filename)", "pathToFileURL(process.execPath)") },
+      define: { ...host.define, __PDH_SEA__: "true" },
     }),
     build({ bundle: true, format: "cjs", platform: "node", target: "node20", logLevel: "warning", entryPoints: [path.join(ROOT, "src/boot/sea.ts")], outfile: path.join(OUT, "sea-main.cjs") }),
   ]);

@@ -5,16 +5,14 @@
 // (src/boot/launch.ts). The cache is keyed on the executable itself: its path,
 // size, modification time and inode.
 import { createRequire } from "node:module";
-import path from "node:path";
 import { loadSource } from "./code-cache.js";
-import { bundleFor, type HostMain } from "./bundles.js";
+import { hostBundleFor, type HostMain } from "./bundles.js";
 
 const sea = createRequire(process.execPath)("node:sea") as { getAsset(key: string, encoding: "utf8"): string };
-// The name the executable was run by (src/cli/main.ts): argv[1] here; the Python launcher's in PULUMI_DYNAMIC_HOST_SERVE.
-const served = process.env.PULUMI_DYNAMIC_HOST_SERVE;
-const name = path.basename(served || process.argv[1] || "");
 try {
-  const { exports, codeCache } = loadSource(sea.getAsset(bundleFor(process.argv[1] ?? "", served), "utf8"), process.execPath, name);
+  // The name the executable was run by (src/cli/main.ts) is argv[1] here.
+  const { file, cacheName } = hostBundleFor(process.argv[1] ?? "", process.env.PULUMI_DYNAMIC_HOST_SERVE);
+  const { exports, codeCache } = loadSource(sea.getAsset(file, "utf8"), process.execPath, cacheName);
   (exports.main as HostMain)(process.argv, { codeCache }).catch(failed);
 } catch (err) {
   failed(err);

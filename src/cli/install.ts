@@ -248,8 +248,7 @@ export function uninstallFromDir(dir: string, out: (line: string) => void): void
   }
 }
 
-/** A hard link of `b`, or a copy of it (install copies where it cannot link). */
-/** The same file (a hard link included) or, where the sizes agree, the same bytes. */
+/** The same file (a hard link of it included; install copies where it cannot link) or, where the sizes agree, the same bytes. */
 export function sameContent(a: string, b: string): boolean {
   const [sa, sb] = [fs.statSync(a), fs.statSync(b)];
   if (sa.dev === sb.dev && sa.ino === sb.ino) return true;
