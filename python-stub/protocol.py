@@ -64,7 +64,6 @@ METHODS = {
         [],
     ),
     # The __provider text a program passing the reference with the helper writes (what an import stores).
-    "referenceText": ([("reference", "reference", True)], [("text", "str", True)]),
     # Health check, answered by the reading thread itself: proves the worker still reads its channel.
     "ping": ([], [("pid", "int", True)]),
 }

@@ -114,9 +114,9 @@ from pulumi.runtime import configure as configure_settings, Settings  # noqa: E4
 from pulumi.metadata import get_project  # noqa: E402
 
 try:  # before v3.128
-    from pulumi.runtime._serialization import _deserialize, _serialize
+    from pulumi.runtime._serialization import _deserialize
 except ImportError:  # pragma: no cover - old SDKs
-    _deserialize = _serialize = None
+    _deserialize = None
 try:  # before v3.139 providers were never configured
     from pulumi.dynamic import ConfigureRequest, Config
 except ImportError:  # pragma: no cover - old SDKs
@@ -125,8 +125,6 @@ try:
     from pulumi.dynamic import ResourceProvider
 except ImportError:  # pragma: no cover - not an SDK we know
     ResourceProvider = None
-# The SDK's own pickler of providers: what a program's dynamic.Resource writes into __provider.
-from pulumi.dynamic.dynamic import serialize_provider  # noqa: E402
 
 # Outputs in what providers return: awaited, and secret ones kept secret.
 secret_outputs = _load_sibling("secret_outputs")
@@ -667,24 +665,6 @@ def op_delete(p):
     return {}
 
 
-_PICKLER_LOCK = threading.Lock()
-
-
-def op_reference_text(p):
-    """
-    The __provider a program passing the reference with provider_reference()
-    writes: the SDK's own serializer run on the helper's object, made from the
-    copy of the helper the program imports (the installed one, else ours).
-    """
-    import pulumi_dynamic_host.reference as helper
-
-    provider = helper.ProviderReference(p["reference"]["reference"])
-    # serialize_provider swaps the pickle module's Pickler while it runs: one at a time.
-    with _PICKLER_LOCK:
-        text = _serialize(True, serialize_provider, provider)[0] if _serialize else serialize_provider(provider)
-    return {"text": text}
-
-
 OPERATIONS = {
     "configure": op_configure,
     "check": op_check,
@@ -693,7 +673,6 @@ OPERATIONS = {
     "read": op_read,
     "update": op_update,
     "delete": op_delete,
-    "referenceText": op_reference_text,
 }
 assert set(OPERATIONS) | {"ping"} == set(protocol.METHODS), "worker operations and protocol.METHODS disagree"
 # The methods that run a provider: each names it by providerId (its text) or by reference.

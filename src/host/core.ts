@@ -12,7 +12,7 @@ import { NO_ENGINE_LOG, type EngineLog, type Severity } from "./engine-log.js";
 import { BadRequestError, CancelledError, ProviderResultError } from "./errors.js";
 import type { Mode } from "./modes.js";
 import { DeclarationError, ProviderReferences, type ProviderReference } from "./provider-references.js";
-import { onlyProviderLayoutChanged } from "./provider-text.js";
+import { onlyProviderDiffers, onlyProviderLayoutChanged } from "./provider-text.js";
 import { redact } from "./redaction.js";
 import { annotateSecrets } from "./secret-inputs.js";
 import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation, ProviderSource } from "./runtime.js";
@@ -25,6 +25,7 @@ import {
   isEmptyStruct,
   rawField,
   stringField,
+  withoutField,
   type AnyStruct,
 } from "./wire.js";
 
@@ -66,11 +67,11 @@ export interface CoreOptions {
 /** The operations that run the project's code instead of the state's when a type's declaration asks (latestCode). */
 const LATEST_CODE_OPERATIONS: ReadonlySet<Operation> = new Set(["Read", "Update", "Delete", "Diff"]);
 
-/** A call's provider, and the declaration that stands in for a `__provider` the request lacks. */
+/** A call's provider, and the declaration that serves a request carrying no `__provider`. */
 interface Sourced {
   source: ProviderSource;
-  /** Set when the request carried no `__provider`: the outputs get the reference's text instead. */
-  standIn?: ProviderReference;
+  /** Set when the request carried no `__provider`: the type is served by its declaration alone. */
+  declared?: ProviderReference;
 }
 
 export class DynamicCore {
@@ -95,9 +96,9 @@ export class DynamicCore {
 
   async check(req: CheckRequest, signal: CallSignal): Promise<CheckResponse> {
     const call = this.callInfo("Check", req, signal);
-    const { source, standIn } = await this.newOrOldProvider(call, req, req.olds, req.news);
+    const { source } = await this.newOrOldProvider(call, req, req.olds, req.news);
     const outcome = await this.run(call, req, () => this.runtime.check(call, source, req.olds, req.news));
-    const inputs = withSecrets(req, await this.carry(call, outcome.inputs, req.news, standIn), "news");
+    const inputs = withSecrets(req, carry(outcome.inputs, req.news), "news");
     // The engine shows a failure's reason as an error of the resource: the call's secrets are kept out of it too.
     const failures = outcome.failures.map((f) => ({ property: f.property, reason: redact(f.reason, call.secrets()) }));
     return { inputs, failures };
@@ -107,18 +108,17 @@ export class DynamicCore {
     const call = this.callInfo("Diff", req, signal);
     const { source } = await this.newOrOldProvider(call, req, req.olds, req.news);
     const outcome = await this.run(call, req, () => this.runtime.diff(call, source, req.id ?? "", req.olds, req.news));
-    // Without a diff of the user's, a __provider whose text changed only in its layout is no change (./provider-text.ts).
-    if (outcome.byDefault && this.inspect(call, "old_inputs", () => onlyProviderLayoutChanged(req.old_inputs, req.news))) {
-      return diffResponse({ ...outcome, changes: "none" });
-    }
+    // Without a diff of the user's, a __provider whose text changed only in its layout is no change (./provider-text.ts),
+    // nor is one that names the type's declared reference coming or going (an import, then a program passing the reference).
+    if (outcome.byDefault && (await this.sameProvider(call, req))) return diffResponse({ ...outcome, changes: "none" });
     return diffResponse(outcome);
   }
 
   async create(req: CreateRequest, signal: CallSignal): Promise<CreateResponse> {
     const call = this.callInfo("Create", req, signal);
-    const { source, standIn } = await this.provider(call, req, req.properties, "properties");
+    const { source } = await this.provider(call, req, req.properties, "properties");
     const outcome = await this.run(call, req, () => this.runtime.create(call, source, req.properties));
-    return { id: outcome.id, properties: withSecrets(req, await this.carry(call, outcome.outs, req.properties, standIn), "properties") };
+    return { id: outcome.id, properties: withSecrets(req, carry(outcome.outs, req.properties), "properties") };
   }
 
   async read(req: ReadRequest, signal: CallSignal): Promise<ReadResponse> {
@@ -129,7 +129,7 @@ export class DynamicCore {
     if (useInputs) call.propsField = "inputs";
     // An import: the engine reads a resource it has no state for, sending neither state nor inputs.
     const importing = !useInputs && isEmptyStruct(req.properties) && isEmptyStruct(req.inputs);
-    const { source, standIn } = await this.provider(call, req, props, useInputs ? "inputs" : "properties", importing);
+    const { source } = await this.provider(call, req, props, useInputs ? "inputs" : "properties", importing);
     const outcome = await this.run(call, req, () => this.runtime.read(call, source, req.id ?? "", props));
     if (importing && !outcome.inputs && outcome.id !== "") {
       throw new ProviderResultError(
@@ -138,19 +138,21 @@ export class DynamicCore {
           (this.mode.language === "nodejs" ? "{ id, props, inputs }" : "ReadResult(id, outs, inputs)"),
       );
     }
-    const resp: ReadResponse = { id: outcome.id, properties: withSecrets(req, await this.carry(call, outcome.outs, props, standIn), "properties") };
-    if (outcome.inputs) resp.inputs = withSecrets(req, await this.carry(call, outcome.inputs, props, standIn), "inputs");
+    const resp: ReadResponse = { id: outcome.id, properties: withSecrets(req, carry(outcome.outs, props), "properties") };
+    if (outcome.inputs) resp.inputs = withSecrets(req, carry(outcome.inputs, props), "inputs");
     return resp;
   }
 
   async update(req: UpdateRequest, signal: CallSignal): Promise<UpdateResponse> {
     const call = this.callInfo("Update", req, signal);
     // The new code runs an update: news always holds the provider (no unknowns outside preview).
-    const { source, standIn } = await this.provider(call, req, req.news, "news");
+    const { source } = await this.provider(call, req, req.news, "news");
     const outcome = await this.run(call, req, () => this.runtime.update(call, source, req.id ?? "", req.olds, req.news));
-    // A provider without update keeps its outputs (as the engine sent them, unknowns and secrets included), with the new code.
-    const outs = outcome.outs ?? req.secretBags?.olds ?? req.olds ?? { fields: {} };
-    return { properties: withSecrets(req, await this.carry(call, outs, req.news, standIn), "news") };
+    // A provider without update keeps its outputs (as the engine sent them, unknowns and secrets included), with the new code;
+    // a type served by its declaration alone keeps none of the state's __provider.
+    const kept = outcome.outs ?? req.secretBags?.olds ?? req.olds ?? { fields: {} };
+    const outs = outcome.outs || rawField(req.news, PROVIDER_KEY) !== undefined ? kept : withoutField(kept, PROVIDER_KEY);
+    return { properties: withSecrets(req, carry(outs, req.news), "news") };
   }
 
   async delete(req: DeleteRequest, signal: CallSignal): Promise<void> {
@@ -268,7 +270,7 @@ export class DynamicCore {
           `${call.operation}: the request carries no ${PROVIDER_KEY}${importing ? " (an import)" : ""}; ` +
             `running ${reference.reference}, declared for ${reference.typeToken} in ${reference.declaredIn}`,
         );
-        return { source: { reference }, standIn: reference };
+        return { source: { reference }, declared: reference };
       }
     }
     const problem = what === "missing" ? "has no" : `has ${what} as its`;
@@ -276,14 +278,16 @@ export class DynamicCore {
       `${call.operation} ${call.urn || "(no urn)"}: the request's ${bagName} ${problem} "${PROVIDER_KEY}" property, ` +
       `so the dynamic provider cannot be loaded; ${PROVIDER_KEY} must be the serialized provider the SDK writes ` +
       `into every dynamic resource`;
-    if (importing) {
-      const typeToken = this.typeToken(call, req);
-      if (typeToken) {
-        const references = await this.declarations();
-        message +=
-          `. The resource is being imported: the engine sends only its id, no inputs and no state, so no serialized ` +
-          `provider exists yet. To import a ${typeToken}, ${references.howToDeclare(typeToken)}`;
-      }
+    const typeToken = this.typeToken(call, req);
+    const references = what === "missing" && typeToken ? await this.declarations() : undefined;
+    // The way to declare is said for an import, and wherever there is a project file to declare it in.
+    if (references && (importing || references.file)) {
+      message += importing
+        ? `. The resource is being imported: the engine sends only its id, no inputs and no state, so no serialized ` +
+          `provider exists yet. To import a ${typeToken}, ${references.howToDeclare(typeToken)}`
+        : `, or the type must be declared: a program that registers ${typeToken} without serialized code (a program in ` +
+          `another language, or the DeclaredResource helper) is served by the project's declaration of it; to serve it, ` +
+          references.howToDeclare(typeToken);
     }
     throw new BadRequestError(message, grpc.status.UNKNOWN);
   }
@@ -345,14 +349,20 @@ export class DynamicCore {
   }
 
   /**
-   * `outs` with the request bag's `__provider` carried over, exactly as it
-   * came in; or, when a declaration stood in for a missing one, the text a
-   * program passing that reference writes.
+   * Whether a default diff's change of inputs is in `__provider` alone and
+   * changes no code: its text differs only in layout, or it comes or goes
+   * where the state or the program holds the reference that the type's
+   * declaration names (a program passing the declared reference, against a
+   * state written by the declaration alone, e.g. by an import).
    */
-  private async carry(call: CallInfo, outs: AnyStruct, from: Bag, standIn: ProviderReference | undefined): Promise<AnyStruct> {
-    if (!standIn) return carryField(outs, from, PROVIDER_KEY);
-    const text = await this.runtime.referenceText(call, standIn);
-    return carryField(outs, { fields: { [PROVIDER_KEY]: { stringValue: text } } }, PROVIDER_KEY);
+  private async sameProvider(call: CallInfo, req: DiffRequest): Promise<boolean> {
+    if (this.inspect(call, "old_inputs", () => onlyProviderLayoutChanged(req.old_inputs, req.news))) return true;
+    const texts = this.inspect(call, "old_inputs", () => [stringField(req.old_inputs, PROVIDER_KEY), stringField(req.news, PROVIDER_KEY)]);
+    const [before, after] = texts;
+    if ((before === undefined) === (after === undefined)) return false;
+    const reference = await this.declared(call, req);
+    if (!reference || !this.runtime.isReferenceText((before ?? after)!, reference)) return false;
+    return this.inspect(call, "old_inputs", () => onlyProviderDiffers(req.old_inputs, req.news));
   }
 
   /** Reads a request bag; one that is still encoded and turns out malformed is a bad request naming it. */
@@ -367,6 +377,11 @@ export class DynamicCore {
 }
 
 const noSecrets = (): readonly string[] => [];
+
+/** `outs` with the request bag's `__provider` carried over exactly as it came; none when the bag had none. */
+function carry(outs: AnyStruct, from: Bag): AnyStruct {
+  return carryField(outs, from, PROVIDER_KEY);
+}
 
 /**
  * A result with secretness carried over from the request's bag `field`, when

@@ -41,9 +41,6 @@ export class DeferredRuntime implements DynamicRuntime {
   async delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag) {
     return (await this.ready).delete(call, provider, id, props);
   }
-  async referenceText(call: CallInfo, reference: ProviderReference) {
-    return (await this.ready).referenceText(call, reference);
-  }
   isReferenceText(text: string, reference: ProviderReference): boolean {
     // Asked only after a call of this runtime has been answered, so the load is done.
     return this.loaded?.isReferenceText(text, reference) ?? false;

@@ -37,3 +37,12 @@ export function onlyProviderLayoutChanged(oldInputs: AnyStruct | undefined, newI
   if (before === undefined || after === undefined || !sameProviderCode(before, after)) return false;
   return sameBagsExcept(oldInputs, newInputs, PROVIDER_KEY);
 }
+
+/**
+ * Whether two input bags differ at most in `__provider` (held by either, both
+ * or neither): false when either bag is unset.
+ */
+export function onlyProviderDiffers(oldInputs: AnyStruct | undefined, newInputs: AnyStruct | undefined): boolean {
+  if (!oldInputs || !newInputs) return false;
+  return sameBagsExcept(oldInputs, newInputs, PROVIDER_KEY);
+}

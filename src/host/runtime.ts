@@ -131,12 +131,10 @@ export interface DynamicRuntime {
   update(call: CallInfo, provider: ProviderSource, id: string, olds: Bag, news: Bag): Promise<UpdateOutcome>;
   delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<void>;
   /**
-   * The `__provider` text a program that passes `reference` with the host's
-   * reference helper writes (the SDK's own serializer run on the helper's
-   * object): what an import stores, so the program's next update changes nothing.
+   * Whether `text` is the `__provider` a program that passes `reference` with
+   * the host's reference helper writes (read without running it): the state
+   * or the program already runs the project's code.
    */
-  referenceText(call: CallInfo, reference: ProviderReference): Promise<string>;
-  /** Whether `text` is such a text for `reference`: the state already runs the project's code. */
   isReferenceText(text: string, reference: ProviderReference): boolean;
   /**
    * The engine's Cancel RPC: ask every in-flight operation that can be

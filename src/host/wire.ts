@@ -121,6 +121,15 @@ export function withField(s: WireStruct | null | undefined, key: string, value: 
   return { fields };
 }
 
+/** `s` without its `key` field (decoded when it had one), or `s` itself when it has none. */
+export function withoutField(s: AnyStruct, key: string): AnyStruct {
+  if (rawField(s, key) === undefined) return s;
+  const fields: Record<string, WireValue> = Object.create(null);
+  const src = structFields(s);
+  for (const k of Object.keys(src)) if (k !== key) fields[k] = src[k];
+  return { fields };
+}
+
 /**
  * `to` with `from`'s `key` field exactly as `from` has it (left as it is when
  * `from` has none). Between encoded bags the entry's bytes are copied over, and

@@ -36,7 +36,7 @@ import { captured, installConsoleCapture } from "./console-capture.js";
 import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
 import { UnresolvedModuleError } from "./moved-modules.js";
 import { whereBlock } from "./user-frames.js";
-import { isReferenceText, referenceText } from "./reference-text.js";
+import { isReferenceText } from "./reference-text.js";
 import { outputsResolved } from "./secret-outputs.js";
 import { CallContext } from "./call-context.js";
 
@@ -150,21 +150,6 @@ export class NodeRuntime implements DynamicRuntime {
       const props = requestBag(call, call.propsField ?? "properties", propsBag);
       const provider = await this.provider(call, source);
       if (has(call, provider, "delete")) await (provider as Obj).delete(id, props, new CallContext(call, this.deployment));
-    });
-  }
-
-  private readonly referenceTexts = new Map<string, Promise<string>>();
-
-  referenceText(call: CallInfo, reference: ProviderReference): Promise<string> {
-    const key = `${reference.projectDir}\0${reference.reference}`;
-    let text = this.referenceTexts.get(key);
-    if (!text) {
-      text = referenceText(reference);
-      this.referenceTexts.set(key, text);
-      text.catch(() => this.referenceTexts.delete(key));
-    }
-    return text.catch((e) => {
-      throw new ProviderResultError(`${call.operation} ${call.urn}: ${e instanceof Error ? e.message : String(e)}`);
     });
   }
 

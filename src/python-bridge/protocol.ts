@@ -53,7 +53,6 @@ export const METHODS = {
     result: [],
   },
   // The __provider text a program passing the reference with the helper writes (what an import stores).
-  referenceText: { params: [["reference", "reference", true]], result: [["text", "str", true]] },
   // Health check, answered by the worker's reading thread itself.
   ping: { params: [], result: [["pid", "int", true]] },
 } as const satisfies Record<string, { params: readonly FieldSpec[]; result: readonly FieldSpec[] }>;

@@ -107,7 +107,6 @@ export class PythonRuntime implements DynamicRuntime {
   /** Resources already warned that another Python runs their provider, by URN and interpreter. */
   private readonly warned = new Set<string>();
   /** By reference string: the text a program passing it with the helper writes, made once. */
-  private readonly referenceTexts = new Map<string, Promise<string>>();
   /** By `__provider` text: the reference a pickle of the helper's object holds, or null for any other text. */
   private readonly heldReferences = new Map<string, string | null>();
 
@@ -158,31 +157,6 @@ export class PythonRuntime implements DynamicRuntime {
 
   async delete(call: CallInfo, provider: ProviderSource, id: string, props: Bag): Promise<void> {
     await this.call(call, "delete", { provider, id, props: encodeStruct(props), oldInputs: encodeStruct(call.oldInputs) });
-  }
-
-  /**
-   * Made by a worker with the program's own SDK (serialize_provider on the
-   * helper's ProviderReference), once per reference: the worker's cwd, hence
-   * what the reference resolves to, is the same for the host's whole life.
-   */
-  referenceText(call: CallInfo, reference: ProviderReference): Promise<string> {
-    let text = this.referenceTexts.get(reference.reference);
-    if (!text) {
-      const info = { method: "referenceText" as const, urn: call.urn, operation: call.operation };
-      text = this.pool.request(info, { reference: declaration(reference) }).then((r) => r.text as string);
-      this.referenceTexts.set(reference.reference, text);
-      text.catch(() => this.referenceTexts.delete(reference.reference));
-    }
-    return text.catch((e) => {
-      const data = e instanceof RpcError ? userErrorData.safeParse(e.data) : undefined;
-      const why = data?.success ? `${data.data.type}: ${data.data.message}` : e instanceof Error ? e.message : String(e);
-      throw new ProviderResultError(
-        `${call.operation} ${call.urn}: the state needs the __provider that a program passing "${reference.reference}" ` +
-          `with provider_reference() writes (${reference.typeToken}, declared in ${reference.declaredIn}), and the Python ` +
-          `worker could not make it: ${why}` +
-          (data?.success && data.data.details ? `\n\n${data.data.details}` : ""),
-      );
-    });
   }
 
   /** Read from the pickle without running it: the helper's class, holding this reference string. */

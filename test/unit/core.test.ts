@@ -32,9 +32,6 @@ class FakeRuntime implements DynamicRuntime {
   private rec(op: string, call: CallInfo, source: ProviderSource) {
     this.calls.push({ op, provider: source.text ?? `ref:${source.reference.reference}`, call });
   }
-  async referenceText(_: CallInfo, ref: ProviderReference) {
-    return `text of ${ref.reference}`;
-  }
   isReferenceText(text: string, ref: ProviderReference) {
     return text === `text of ${ref.reference}`;
   }

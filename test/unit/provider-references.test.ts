@@ -1,6 +1,8 @@
 // Providers by reference, in the core: reading the project's declarations
-// (Pulumi.yaml's pulumi-dynamic-host section), serving an import (a Read with
-// no state and no inputs) from them, the error that says what to declare, and
+// (Pulumi.yaml's pulumi-dynamic-host section), serving every request that
+// carries no `__provider` from them (an import, a program of any language
+// registering a declared type) and writing none, the error that says what to
+// declare, the default diff across a `__provider` that comes or goes, and
 // latestCode (the project's code instead of the state's), against a runtime
 // that records which source each call got.
 import { expect } from "chai";
@@ -14,8 +16,8 @@ import type { EngineLog, Severity } from "../../src/host/engine-log.js";
 import { BadRequestError, ProviderResultError } from "../../src/host/errors.js";
 import { NODEJS, PYTHON } from "../../src/host/modes.js";
 import { ProviderReferences, type ProviderReference } from "../../src/host/provider-references.js";
-import type { Bag, CallInfo, DynamicRuntime, ProviderSource, ReadOutcome } from "../../src/host/runtime.js";
-import { jsToStruct, structToJs } from "../../src/host/wire.js";
+import type { Bag, CallInfo, DiffOutcome, DynamicRuntime, ProviderSource, ReadOutcome, UpdateOutcome } from "../../src/host/runtime.js";
+import { jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire.js";
 
 const TYPE = "pulumi-nodejs:dynamic/files:TextFile";
 const URN = `urn:pulumi:dev::proj::${TYPE}::b`;
@@ -27,6 +29,9 @@ class Recorder implements DynamicRuntime {
   readonly bags = "decoded" as const;
   sources: string[] = [];
   readAnswer: ReadOutcome = { id: "id-1", outs: jsToStruct({ content: "hello" }), inputs: jsToStruct({ content: "hello" }) };
+  diffAnswer: DiffOutcome = { changes: "none", replaces: [], deleteBeforeReplace: false };
+  /** Unset: a provider without update of its own. */
+  updateOuts: AnyStruct | undefined = jsToStruct({});
   private rec(s: ProviderSource) {
     this.sources.push(s.text ?? `ref:${s.reference.reference}`);
   }
@@ -37,7 +42,7 @@ class Recorder implements DynamicRuntime {
   }
   async diff(_c: CallInfo, s: ProviderSource) {
     this.rec(s);
-    return { changes: "none" as const, replaces: [], deleteBeforeReplace: false };
+    return this.diffAnswer;
   }
   async create(_c: CallInfo, s: ProviderSource) {
     this.rec(s);
@@ -47,15 +52,12 @@ class Recorder implements DynamicRuntime {
     this.rec(s);
     return this.readAnswer;
   }
-  async update(_c: CallInfo, s: ProviderSource) {
+  async update(_c: CallInfo, s: ProviderSource): Promise<UpdateOutcome> {
     this.rec(s);
-    return { outs: jsToStruct({}) };
+    return this.updateOuts ? { outs: this.updateOuts } : {};
   }
   async delete(_c: CallInfo, s: ProviderSource) {
     this.rec(s);
-  }
-  async referenceText(_c: CallInfo, ref: ProviderReference) {
-    return `serialized reference ${ref.reference}`;
   }
   isReferenceText(text: string, ref: ProviderReference) {
     return text === `serialized reference ${ref.reference}`;
@@ -167,12 +169,12 @@ describe("provider references: import and latestCode in the core", function () {
   };
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it("an import (Read with no state and no inputs) runs the declared provider and stores the reference's text", async function () {
+  it("an import (Read with no state and no inputs) runs the declared provider and stores no __provider", async function () {
     const c = core();
     const resp = await c.read({ urn: URN, type: TYPE, id: "id-1" }, signal);
     expect(rt.sources).to.deep.equal(["ref:./providers#textFile"]);
-    expect(structToJs(resp.properties)).to.deep.equal({ content: "hello", __provider: "serialized reference ./providers#textFile" });
-    expect(structToJs(resp.inputs)).to.deep.equal({ content: "hello", __provider: "serialized reference ./providers#textFile" });
+    expect(structToJs(resp.properties)).to.deep.equal({ content: "hello" });
+    expect(structToJs(resp.inputs)).to.deep.equal({ content: "hello" });
     expect(log.sent).to.have.length(1);
     expect(log.sent[0]).to.include({ severity: "debug", urn: URN });
     expect(log.sent[0].message).to.equal(
@@ -294,5 +296,94 @@ describe("provider references: import and latestCode in the core", function () {
     const urn = "urn:pulumi:dev::proj::pulumi-python:dynamic:Counter::c";
     await c.read({ urn, type: "pulumi-python:dynamic:Counter", id: "i" }, signal);
     expect(rt.sources).to.deep.equal(["ref:counters:Counter"]);
+  });
+});
+
+describe("declared types served by their declaration alone: requests with no __provider", function () {
+  let dir: string;
+  let rt: Recorder;
+  const core = (yaml = DECLARED) => {
+    dir = project(yaml);
+    rt = new Recorder();
+    return new DynamicCore(NODEJS, rt, { cwd: dir, engineLog: new Messages() });
+  };
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const ref = "ref:./providers#textFile";
+
+  it("every method runs the declared provider, and no answer holds a __provider", async function () {
+    const c = core();
+    const inputs = jsToStruct({ content: "hello" });
+    rt.readAnswer = { id: "i", outs: jsToStruct({ content: "hello", size: 5 }), inputs: jsToStruct({ content: "hello" }) };
+    const checked = await c.check({ urn: URN, type: TYPE, news: inputs }, signal);
+    const diffed = await c.diff({ urn: URN, type: TYPE, id: "i", olds: inputs, news: inputs, old_inputs: inputs }, signal);
+    const created = await c.create({ urn: URN, type: TYPE, properties: inputs }, signal);
+    const read = await c.read({ urn: URN, type: TYPE, id: "i", properties: jsToStruct({ content: "hello", size: 5 }) }, signal);
+    const updated = await c.update({ urn: URN, type: TYPE, id: "i", olds: jsToStruct({ content: "hello" }), news: inputs }, signal);
+    await c.delete({ urn: URN, type: TYPE, id: "i", properties: jsToStruct({ content: "hello" }) }, signal);
+    expect(rt.sources).to.deep.equal([ref, ref, ref, ref, ref, ref]);
+    expect(diffed.changes).to.equal(1);
+    for (const bag of [checked.inputs, created.properties, read.properties, read.inputs, updated.properties]) {
+      expect(structToJs(bag)).to.not.have.property("__provider");
+    }
+    expect(structToJs(read.properties)).to.deep.equal({ content: "hello", size: 5 });
+  });
+
+  it("an update by a provider without update keeps the old outputs, less a __provider the state held from serialized code", async function () {
+    const c = core();
+    rt.updateOuts = undefined;
+    const olds = jsToStruct({ content: "a", __provider: "closure text of the old program" });
+    const resp = await c.update({ urn: URN, type: TYPE, id: "i", olds, news: jsToStruct({ content: "a" }) }, signal);
+    expect(rt.sources).to.deep.equal([ref]);
+    expect(structToJs(resp.properties)).to.deep.equal({ content: "a" });
+  });
+
+  it("an undeclared type with no __provider fails naming the resource, the method, the type and what to declare where", async function () {
+    const c = core("name: proj\nruntime: python\n");
+    const other = "urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Other::o";
+    try {
+      await c.create({ urn: other, type: "pulumi-nodejs:dynamic:Other", properties: jsToStruct({ a: 1 }) }, signal);
+      expect.fail("should throw");
+    } catch (e) {
+      expect(e).to.be.instanceOf(BadRequestError);
+      expect((e as Error).message).to.equal(
+        `Create ${other}: the request's properties has no "__provider" property, so the dynamic provider cannot be loaded; ` +
+          "__provider must be the serialized provider the SDK writes into every dynamic resource, or the type must be declared: " +
+          "a program that registers pulumi-nodejs:dynamic:Other without serialized code (a program in another language, or the " +
+          "DeclaredResource helper) is served by the project's declaration of it; to serve it, declare where its provider lives in " +
+          `${dir}/Pulumi.yaml:\n  pulumi-dynamic-host:\n    providers:\n      pulumi-nodejs:dynamic:Other: ./providers#textFileProvider\n` +
+          '(a "<module>#<export>" reference to the provider in the project\'s code; docs/import-and-repair.md)',
+      );
+    }
+    expect(rt.sources).to.deep.equal([]);
+  });
+
+  describe("a default diff: the declared reference's __provider coming or going is no change", function () {
+    const withText = jsToStruct({ content: "a", __provider: "serialized reference ./providers#textFile" });
+    const without = jsToStruct({ content: "a" });
+    const unknownDiff = () => {
+      rt.diffAnswer = { changes: "unknown", replaces: [], deleteBeforeReplace: false, byDefault: true };
+    };
+    const table: [string, AnyStruct, AnyStruct, number][] = [
+      ["imported (none), then the program passes the reference", without, withText, 1],
+      ["the reference's text, then the program registers the type without code", withText, without, 1],
+      ["none, then a closure: the code changes", without, jsToStruct({ content: "a", __provider: "closure text" }), 0],
+      ["none, then the reference's text and another input", without, jsToStruct({ content: "b", __provider: "serialized reference ./providers#textFile" }), 0],
+    ];
+    for (const [what, before, after, none] of table) {
+      it(what, async function () {
+        const c = core();
+        unknownDiff();
+        const resp = await c.diff({ urn: URN, type: TYPE, id: "i", olds: before, news: after, old_inputs: before }, signal);
+        // DIFF_NONE is 1, DIFF_UNKNOWN 0: the engine then compares the inputs itself.
+        expect(resp.changes).to.equal(none ? 1 : 0);
+      });
+    }
+
+    it("a diff of the user's decides, whatever the __provider", async function () {
+      const c = core();
+      rt.diffAnswer = { changes: "some", replaces: [], deleteBeforeReplace: false };
+      const resp = await c.diff({ urn: URN, type: TYPE, id: "i", olds: without, news: withText, old_inputs: without }, signal);
+      expect(resp.changes).to.equal(2);
+    });
   });
 });
