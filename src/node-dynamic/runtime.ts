@@ -234,8 +234,8 @@ export class NodeRuntime implements DynamicRuntime {
 
 /**
  * `to` with the request bag's `__provider` set on it, as upstream sets it on
- * the object the user returned. A request without one (an import, served by a
- * declared reference) leaves the key alone: the core writes the reference's text.
+ * the object the user returned. A request without one (a type served by its
+ * declaration alone) leaves the key alone: the state then holds none.
  */
 function withProvider(to: Obj, from: Obj): Obj {
   return hasProvider(from) ? Object.assign(to, { [PROVIDER_KEY]: from[PROVIDER_KEY] }) : Object.assign(to);

@@ -52,7 +52,6 @@ export const METHODS = {
     params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["logs", "bool", false], ["id", "str", true], ["props", "bin", false], ["oldInputs", "bin", false]],
     result: [],
   },
-  // The __provider text a program passing the reference with the helper writes (what an import stores).
   // Health check, answered by the worker's reading thread itself.
   ping: { params: [], result: [["pid", "int", true]] },
 } as const satisfies Record<string, { params: readonly FieldSpec[]; result: readonly FieldSpec[] }>;

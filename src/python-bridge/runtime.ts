@@ -106,7 +106,6 @@ export class PythonRuntime implements DynamicRuntime {
   private readonly vetted = new Map<string, Vetted>();
   /** Resources already warned that another Python runs their provider, by URN and interpreter. */
   private readonly warned = new Set<string>();
-  /** By reference string: the text a program passing it with the helper writes, made once. */
   /** By `__provider` text: the reference a pickle of the helper's object holds, or null for any other text. */
   private readonly heldReferences = new Map<string, string | null>();
 
