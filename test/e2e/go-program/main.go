@@ -14,7 +14,9 @@
 //	                "expectNoChanges": bool, "inputs": {"path", "content", "start"}}]}
 //
 // The work dir's Pulumi.yaml is the caller's and is never rewritten (no
-// auto.Project option): the Automation API reads it as it is.
+// auto.Project option): the Automation API reads it as it is. (Go's
+// workspace.Project would keep the pulumi-dynamic-host section, in its
+// AdditionalKeys, but rewriting drops comments and key order.)
 //
 // Prints ONE JSON document on stdout: {"steps": [{"name", "summary", "outputs",
 // "error", "events"}...]}, or {"driverError": …}; stops at the first failing
