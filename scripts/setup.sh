@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # --engine: also build the real engine (tests, demo); --tests: also what only
-# the tests use (pnpm, the uv and poetry toolchains, a second Python).
+# the tests use (pnpm, the uv and poetry toolchains, a second Python, the Go
+# end-to-end program).
 engine=0
 tests=0
 for arg in "$@"; do
@@ -114,6 +115,14 @@ if [ "$tests" = 1 ]; then
     fi
     ln -sfn "$other_venv" .cache/test-venv-other
   fi
+fi
+
+# The Go end-to-end program (test/e2e/go-program, an Automation API driver), for
+# test/e2e/go-declared.test.ts: built once per source hash under ~/.cache
+# (about 2.5 min cold on 2 cores, downloads included), reused after. The test
+# builds it too when missing, so this only moves the wait into set-up.
+if [ "$tests" = 1 ]; then
+  bash scripts/go-program.sh >/dev/null
 fi
 
 # The real engine (the pulumi CLI from the Go module proxy), for the end-to-end

@@ -73,14 +73,15 @@ export function prepareReferenceEngine(): string {
 }
 
 /**
- * A directory holding test/e2e/language-stand-in.mjs under both language host
- * names, to put first on PATH for `pulumi import` (which asks the project's
- * language host which plugins it needs, and runs no program).
+ * A directory holding test/e2e/language-stand-in.mjs under the language host
+ * names of the e2e projects' runtimes (nodejs, python, go), to put first on
+ * PATH for `pulumi import` (which asks the project's language host which
+ * plugins it needs, and runs no program).
  */
 export function languageStandIn(): string {
   const dir = `${E2E_ROOT}/language-stand-in`;
   fs.mkdirSync(dir, { recursive: true });
-  for (const name of ["pulumi-language-nodejs", "pulumi-language-python"]) {
+  for (const name of ["pulumi-language-nodejs", "pulumi-language-python", "pulumi-language-go"]) {
     fs.writeFileSync(path.join(dir, name), `#!/bin/sh\nexec "${process.execPath}" "${REPO}test/e2e/language-stand-in.mjs" "$@"\n`, { mode: 0o755 });
   }
   return dir;

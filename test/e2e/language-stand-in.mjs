@@ -1,5 +1,5 @@
-// A stand-in for the engine's language host (pulumi-language-nodejs /
-// pulumi-language-python), for `pulumi import` in the end-to-end tests only.
+// A stand-in for the engine's language host (pulumi-language-nodejs,
+// pulumi-language-python, pulumi-language-go), for `pulumi import` in the end-to-end tests only.
 //
 // The real language hosts are not served by the Go module proxy reachable here
 // (scripts/engine.sh), and inline Automation API programs bring their own, but

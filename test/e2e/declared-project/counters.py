@@ -18,7 +18,9 @@ def ran_by():
 
 class CounterProvider(ResourceProvider):
     def diff(self, _id, olds, news):
-        return DiffResult(changes=olds.get("start") != news.get("start") or olds.get("step") != news.get("step"))
+        # olds are the state's outputs, which always hold step (1 by default): a
+        # program that passes no step has not changed it.
+        return DiffResult(changes=olds.get("start") != news.get("start") or olds.get("step", 1) != news.get("step", 1))
 
     def create(self, props):
         start = int(props["start"])
