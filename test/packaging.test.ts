@@ -43,7 +43,7 @@ describe("what users install: the npm package, the single executable and the whe
   });
 
   describe("npm pack, then npm i -g of the tarball", function () {
-    it("the tarball holds the bundle, bin/, proto/, python-stub/, the reference helper and the conformance scenarios, and no tests, bench, docs, sources or maps", function () {
+    it("the tarball holds the bundle, bin/, proto/, python-stub/, the reference and declared helpers and the conformance scenarios, and no tests, bench, docs, sources or maps", function () {
       const { files } = npmInstall();
       expect(files).to.include.members([
         "package.json",
@@ -68,6 +68,8 @@ describe("what users install: the npm package, the single executable and the whe
         "reference/index.d.ts",
         "context/index.cjs",
         "context/index.d.ts",
+        "declared/index.cjs",
+        "declared/index.d.ts",
         HELPER,
         "src/conformance/scenarios/node/node-providers.cjs",
         "src/conformance/scenarios/node-program/local-helper.js",
@@ -76,12 +78,16 @@ describe("what users install: the npm package, the single executable and the whe
       ]);
       const unexpected = files.filter(
         (f) =>
-          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host(-nodejs|-python)?\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
+          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host(-nodejs|-python)?\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context|declared)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));
       expect(pkg.private, "package.json is not private").to.equal(undefined);
       expect(pkg.dependencies ?? {}, "everything the host runs with is bundled").to.deep.equal({});
+      // The declared helper requires the program's own @pulumi/pulumi: a peer, never installed for it.
+      expect(pkg.peerDependencies).to.deep.equal({ "@pulumi/pulumi": ">=3.0.0" });
+      expect(pkg.peerDependenciesMeta).to.deep.equal({ "@pulumi/pulumi": { optional: true } });
+      expect(pkg.exports["./declared"]).to.deep.equal({ types: "./declared/index.d.ts", default: "./declared/index.cjs" });
     });
 
     it("installs the three commands, and both plugin names answer as the checkout does", async function () {
