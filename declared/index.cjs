@@ -32,12 +32,13 @@ const registered = new WeakMap();
  * except `urn` and `id`, which it skips silently (the resource's own would
  * answer for them); it throws for a name the object already has, and names
  * beginning with `__` are its internal fields (and `__provider` is the
- * serialized-code path this helper exists to avoid).
+ * serialized-code path this helper exists to avoid). `prototype` is the
+ * constructed class's, a subclass's own members included.
  */
-function clash(name) {
+function clash(name, prototype) {
   if (name === "urn" || name === "id") return `it is the resource's own ${name}`;
   if (name.startsWith("__")) return "names beginning with __ are reserved for the Pulumi SDK (and __provider for serialized providers)";
-  if (name in DeclaredResource.prototype) return "it is a member of the resource object";
+  if (name in prototype) return "it is a member of the resource object";
   return undefined;
 }
 
@@ -56,7 +57,7 @@ class DeclaredResource extends pulumi.CustomResource {
     for (const output of outputs) if (!Object.prototype.hasOwnProperty.call(props, output)) props[output] = undefined;
     const names = Object.keys(props);
     for (const key of names) {
-      const why = clash(key);
+      const why = clash(key, new.target.prototype);
       if (why) {
         const role = Object.prototype.hasOwnProperty.call(inputs, key) ? "an input" : "an output";
         throw new Error(`${label}: ${JSON.stringify(key)} cannot be ${role} property: ${why}; rename it in the provider`);

@@ -60,6 +60,7 @@ for (const [runtime, executable] of [
       expect(e.providerInput).to.contain(`"__provider" cannot be an input property: names beginning with __ are reserved for the Pulumi SDK`);
       expect(e.memberOutput).to.equal(`DeclaredResource ${TYPE} "m": "output" cannot be an output property: it is a member of the resource object; rename it in the provider`);
       expect(e.methodInput).to.contain(`"getProvider" cannot be an input property: it is a member of the resource object`);
+      expect(e.subclassMember, "a subclass's own method").to.contain(`"describe" cannot be an output property: it is a member of the resource object`);
       expect(e.badOutputs).to.equal(`DeclaredResource ${TYPE} "b": opts.outputs must be an array of output property names`);
     });
   });
