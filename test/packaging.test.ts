@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { nodeUrn, type Outcome } from "./helpers/client.js";
 import { archiveInstall, installsRoot, npmInstall, pathWithoutNode, PLUGIN_NAMES, release, wheelInstall } from "./helpers/installs.js";
-import { REPO } from "./helpers/paths.js";
+import { BUN, REPO } from "./helpers/paths.js";
 import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
 
@@ -88,6 +88,44 @@ describe("what users install: the npm package, the single executable and the whe
       expect(pkg.peerDependencies).to.deep.equal({ "@pulumi/pulumi": ">=3.0.0" });
       expect(pkg.peerDependenciesMeta).to.deep.equal({ "@pulumi/pulumi": { optional: true } });
       expect(pkg.exports["./declared"]).to.deep.equal({ types: "./declared/index.d.ts", default: "./declared/index.cjs" });
+    });
+
+    it("in a project: pulumi-dynamic-host/declared resolves through exports and requires the project's own @pulumi/pulumi, under Node and Bun", function () {
+      const { tarball } = npmInstall();
+      // What a local install of a package without dependencies makes: the tarball's package/ under node_modules.
+      const project = (name: string, sdk: boolean) => {
+        const dir = path.join(installsRoot(), name);
+        const installed = path.join(dir, "node_modules/pulumi-dynamic-host");
+        fs.mkdirSync(installed, { recursive: true });
+        execFileSync("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
+        if (sdk) {
+          fs.mkdirSync(path.join(dir, "node_modules/@pulumi"));
+          fs.symlinkSync(`${REPO}node_modules/@pulumi/pulumi`, path.join(dir, "node_modules/@pulumi/pulumi"));
+        }
+        fs.writeFileSync(
+          path.join(dir, "check.cjs"),
+          `let r;
+try {
+  const { DeclaredResource } = require("pulumi-dynamic-host/declared");
+  r = { file: require.resolve("pulumi-dynamic-host/declared"), sameSdk: Object.getPrototypeOf(DeclaredResource) === require("@pulumi/pulumi").CustomResource };
+} catch (e) {
+  r = { error: e.message };
+}
+console.log(JSON.stringify(r));
+`,
+        );
+        return dir;
+      };
+      const withSdk = project("with-sdk", true);
+      const withoutSdk = project("without-sdk", false);
+      for (const runtime of [process.execPath, BUN]) {
+        const check = (dir: string) => JSON.parse(execFileSync(runtime, ["check.cjs"], { cwd: dir, encoding: "utf8" }));
+        expect(check(withSdk), runtime).to.deep.equal({ file: path.join(withSdk, "node_modules/pulumi-dynamic-host/declared/index.cjs"), sameSdk: true });
+        expect(check(withoutSdk).error, runtime).to.equal(
+          `pulumi-dynamic-host/declared: @pulumi/pulumi cannot be found from ${withoutSdk}/node_modules/pulumi-dynamic-host/declared; ` +
+            `install it in the project (npm install @pulumi/pulumi), beside pulumi-dynamic-host`,
+        );
+      }
     });
 
     it("installs the three commands, and both plugin names answer as the checkout does", async function () {
