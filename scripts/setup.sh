@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # --engine: also build the real engine (tests, demo); --tests: also what only
-# the tests use (pnpm, the uv and poetry toolchains, a second Python, the Go
+# the tests use (pnpm, bun, the uv and poetry toolchains, a second Python, the Go
 # end-to-end program).
 engine=0
 tests=0
@@ -58,6 +58,21 @@ if [ "$tests" = 1 ]; then
     touch "$pnpm_dir/.complete"
   fi
   ln -sfn "$pnpm_dir" .cache/pnpm
+
+  # Bun, pinned, from the npm registry (the `bun` package's postinstall puts
+  # the runtime of this platform in place), for the end-to-end test of a
+  # program run by Bun (test/e2e/bun-declared.test.ts) and the declared
+  # helper's unit test: installed once under ~/.cache, linked at .cache/bun.
+  bun_version=1.4.5
+  bun_dir=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/bun-$bun_version
+  if [ ! -f "$bun_dir/.complete" ] || ! "$bun_dir/node_modules/.bin/bun" --version >/dev/null 2>&1; then
+    echo "setup: installing bun $bun_version in $bun_dir" >&2
+    rm -rf "$bun_dir"
+    npm install --no-audit --no-fund --loglevel=error --prefix "$bun_dir" "bun@$bun_version" >&2
+    "$bun_dir/node_modules/.bin/bun" --version >/dev/null
+    touch "$bun_dir/.complete"
+  fi
+  ln -sfn "$bun_dir" .cache/bun
 
   # The Python toolchains the end-to-end tests run programs under (Pulumi.yaml's
   # runtime.options.toolchain: uv, poetry), from PyPI at pinned versions, in a

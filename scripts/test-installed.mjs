@@ -51,6 +51,8 @@ execFileSync(
     ...["dist/test/differential/*.test.js", "dist/test/node-bad-input.test.js", "dist/test/python-faults.test.js"],
     // Under the real engine: import and repair load the project's code (TypeScript too) from the executable.
     "dist/test/e2e/node-references.test.js",
+    // A Python program using a declared Node provider: served by the executable where no node is installed.
+    "dist/test/e2e/declared-node-provider.test.js",
     // The executable's own Python launcher: its worker taken by the host (its files extracted by the runs above).
     "dist/test/python-launcher.test.js",
   ],

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { nodeUrn, type Outcome } from "./helpers/client.js";
 import { archiveInstall, installsRoot, npmInstall, pathWithoutNode, PLUGIN_NAMES, release, wheelInstall } from "./helpers/installs.js";
-import { REPO } from "./helpers/paths.js";
+import { BUN, REPO } from "./helpers/paths.js";
 import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
 
@@ -43,7 +43,7 @@ describe("what users install: the npm package, the single executable and the whe
   });
 
   describe("npm pack, then npm i -g of the tarball", function () {
-    it("the tarball holds the bundle, bin/, proto/, python-stub/, the reference helper and the conformance scenarios, and no tests, bench, docs, sources or maps", function () {
+    it("the tarball holds the bundle, bin/, proto/, python-stub/, the reference and declared helpers and the conformance scenarios, and no tests, bench, docs, sources or maps", function () {
       const { files } = npmInstall();
       expect(files).to.include.members([
         "package.json",
@@ -68,6 +68,8 @@ describe("what users install: the npm package, the single executable and the whe
         "reference/index.d.ts",
         "context/index.cjs",
         "context/index.d.ts",
+        "declared/index.cjs",
+        "declared/index.d.ts",
         HELPER,
         "src/conformance/scenarios/node/node-providers.cjs",
         "src/conformance/scenarios/node-program/local-helper.js",
@@ -76,12 +78,54 @@ describe("what users install: the npm package, the single executable and the whe
       ]);
       const unexpected = files.filter(
         (f) =>
-          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host(-nodejs|-python)?\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
+          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host(-nodejs|-python)?\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context|declared)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));
       expect(pkg.private, "package.json is not private").to.equal(undefined);
       expect(pkg.dependencies ?? {}, "everything the host runs with is bundled").to.deep.equal({});
+      // The declared helper requires the program's own @pulumi/pulumi: a peer, never installed for it.
+      expect(pkg.peerDependencies).to.deep.equal({ "@pulumi/pulumi": ">=3.0.0" });
+      expect(pkg.peerDependenciesMeta).to.deep.equal({ "@pulumi/pulumi": { optional: true } });
+      expect(pkg.exports["./declared"]).to.deep.equal({ types: "./declared/index.d.ts", default: "./declared/index.cjs" });
+    });
+
+    it("in a project: pulumi-dynamic-host/declared resolves through exports and requires the project's own @pulumi/pulumi, under Node and Bun", function () {
+      const { tarball } = npmInstall();
+      // What a local install of a package without dependencies makes: the tarball's package/ under node_modules.
+      const project = (name: string, sdk: boolean) => {
+        const dir = path.join(installsRoot(), name);
+        const installed = path.join(dir, "node_modules/pulumi-dynamic-host");
+        fs.mkdirSync(installed, { recursive: true });
+        execFileSync("tar", ["-xzf", tarball, "-C", installed, "--strip-components=1"]);
+        if (sdk) {
+          fs.mkdirSync(path.join(dir, "node_modules/@pulumi"));
+          fs.symlinkSync(`${REPO}node_modules/@pulumi/pulumi`, path.join(dir, "node_modules/@pulumi/pulumi"));
+        }
+        fs.writeFileSync(
+          path.join(dir, "check.cjs"),
+          `let r;
+try {
+  const { DeclaredResource } = require("pulumi-dynamic-host/declared");
+  r = { file: require.resolve("pulumi-dynamic-host/declared"), sameSdk: Object.getPrototypeOf(DeclaredResource) === require("@pulumi/pulumi").CustomResource };
+} catch (e) {
+  r = { error: e.message };
+}
+console.log(JSON.stringify(r));
+`,
+        );
+        return dir;
+      };
+      const withSdk = project("with-sdk", true);
+      const withoutSdk = project("without-sdk", false);
+      for (const runtime of [process.execPath, BUN]) {
+        const check = (dir: string) => JSON.parse(execFileSync(runtime, ["check.cjs"], { cwd: dir, encoding: "utf8" }));
+        expect(check(withSdk), runtime).to.deep.equal({ file: path.join(withSdk, "node_modules/pulumi-dynamic-host/declared/index.cjs"), sameSdk: true });
+        expect(check(withoutSdk).error, runtime).to.equal(
+          `pulumi-dynamic-host/declared: @pulumi/pulumi cannot be found from ${withoutSdk}/node_modules/pulumi-dynamic-host/declared; ` +
+            `install it in the project (npm install @pulumi/pulumi), beside pulumi-dynamic-host`,
+        );
+      }
     });
 
     it("installs the three commands, and both plugin names answer as the checkout does", async function () {

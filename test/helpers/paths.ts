@@ -26,3 +26,5 @@ export const TEST_VENV = `${REPO}.cache/test-venv`;
 export const VENV_PYTHON = `${TEST_VENV}/bin/python`;
 /** The virtualenv of a second CPython minor scripts/setup.sh keeps beside the test one (version-drift cases). */
 export const OTHER_PYTHON = `${REPO}.cache/test-venv-other/bin/python`;
+/** Bun, pinned, as scripts/setup.sh --tests installs it: programs and the declared helper run under it too. */
+export const BUN = `${REPO}.cache/bun/node_modules/.bin/bun`;
