@@ -28,8 +28,11 @@ export interface ProjectPython {
 /** A plain top-level `runtime:` scalar, quoted or not, with an optional comment. */
 const RUNTIME_LINE = /^runtime:[ \t]*(?:"([^"\n]*)"|'([^'\n]*)'|([^\s#"'{[][^\s#]*))[ \t]*(?:#.*)?$/m;
 
-/** The project at or above `cwd`, or undefined when there is none (the rules are then the reference launcher's). */
-export async function readProjectPython(cwd: string): Promise<ProjectPython | undefined> {
+/**
+ * The project at or above `cwd`, or undefined when there is none (the rules are then the reference launcher's).
+ * A Python project's `python:`, which its rules ignore, is read only when `whole` (doctor, which says so).
+ */
+export async function readProjectPython(cwd: string, whole = false): Promise<ProjectPython | undefined> {
   const root = findProjectRoot(cwd);
   const file = root && projectFile(root);
   if (!root || !file) return undefined;
@@ -41,7 +44,8 @@ export async function readProjectPython(cwd: string): Promise<ProjectPython | un
   }
   const line = RUNTIME_LINE.exec(text);
   const scalar = line ? (line[1] ?? line[2] ?? line[3]) : undefined;
-  if (scalar !== undefined && (scalar === "python" || !text.includes(SECTION))) return { file, root, runtime: scalar };
+  const hasSection = text.includes(SECTION);
+  if (scalar !== undefined && (!hasSection || (scalar === "python" && !whole))) return { file, root, runtime: scalar };
   // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
   const yaml = await import("yaml");
   const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
