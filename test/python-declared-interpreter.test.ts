@@ -11,6 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { REPO, TEST_VENV, VENV_PYTHON } from "./helpers/paths.js";
 import { ENGINE_ADDRESS, Plugin } from "./helpers/plugin.js";
+import { processState } from "./helpers/proc.js";
 
 const TYPE = "pulumi-python:dynamic:Counter";
 const urn = (name: string) => `urn:pulumi:dev::counters-js::${TYPE}::${name}`;
@@ -49,10 +50,11 @@ describe("the Python plugin in a nodejs project: declared Python providers, and 
     return p;
   };
 
-  it("a .venv beside Pulumi.yaml runs the provider, imported from the project directory; the launcher's python3 worker is replaced", async function () {
+  it("a .venv beside Pulumi.yaml runs the provider, imported from the project directory; the launcher's worker of $PULUMI_PYTHON_CMD is replaced", async function () {
     const dir = project("dot-venv");
     fs.symlinkSync(TEST_VENV, path.join(dir, ".venv"));
-    const p = await launch(dir);
+    // The launcher, knowing only a Python project's rules, starts $PULUMI_PYTHON_CMD; the nodejs project's .venv comes first.
+    const p = await launch(dir, { PULUMI_PYTHON_CMD: VENV_PYTHON });
     const r = await p.client.create({ urn: urn("c"), type: TYPE, properties: { start: 3 } });
     expect(r.code, r.details).to.equal(0);
     expect(r.view.id).to.equal("counter-3");
@@ -61,10 +63,9 @@ describe("the Python plugin in a nodejs project: declared Python providers, and 
     expect(outs).to.deep.include({ start: 3, value: 3 });
     expect(outs.ranBy.python).to.equal(`${dir}/.venv/bin/python`);
     expect(outs.ranBy.script).to.equal(`${REPO}python-stub/worker.py`);
-    // The launcher knows only a Python project's rules: it started python3 from PATH, which the host did not take.
     const m = /the launcher's python worker \(pid (\d+)\) is not used: (.*); starting one/.exec(p.stderr);
     expect(m, p.stderr).to.not.equal(null);
-    expect(m![2]).to.equal(`it runs python3, the host would run ${dir}/.venv/bin/python`);
+    expect(m![2]).to.equal(`it runs ${VENV_PYTHON}, the host would run ${dir}/.venv/bin/python`);
     expect(Number(m![1])).to.not.equal(outs.ranBy.pid);
     expect(p.stderr).to.contain(`python for this nodejs project: ${dir}/.venv/bin/python, chosen by the virtualenv .venv beside ${dir}/Pulumi.yaml`);
   });
@@ -81,7 +82,10 @@ describe("the Python plugin in a nodejs project: declared Python providers, and 
 
   it("python: names nothing: each request fails with one error naming the resource, method, type, Pulumi.yaml and fix", async function () {
     const dir = project("missing", `  python: ./no-such-env\n`);
-    const p = await launch(dir);
+    // The launcher starts a worker of $PULUMI_PYTHON_CMD, which the host, finding no usable interpreter, kills.
+    const p = await launch(dir, { PULUMI_PYTHON_CMD: VENV_PYTHON });
+    const discarded = /the launcher's python worker \(pid (\d+)\) is not used: the host found no usable interpreter/.exec(p.stderr);
+    expect(discarded, p.stderr).to.not.equal(null);
     const r = await p.client.create({ urn: urn("m"), type: TYPE, properties: { start: 5 } });
     expect(r.code).to.equal(9); // FAILED_PRECONDITION
     expect(r.details).to.equal(
@@ -91,6 +95,7 @@ describe("the Python plugin in a nodejs project: declared Python providers, and 
         `${dir}/Pulumi.yaml to a python executable or a virtualenv that has pulumi (a path relative to that file, e.g. \`python: .venv\`, ` +
         `or a command on PATH), or create a virtualenv beside it: python3 -m venv ${dir}/.venv && ${dir}/.venv/bin/python -m pip install pulumi`,
     );
+    await p.until(() => ["Z", undefined].includes(processState(Number(discarded![1]))), "the discarded worker to be gone");
     const d = await p.client.delete({ urn: urn("m"), id: "counter-5", properties: { start: 5 } });
     expect(d.details).to.match(new RegExp(`^Delete ${urn("m").replace(/[$]/g, "\\$")}: the Python provider counters:CounterProvider`));
     expect(p.stderr).to.not.match(/Traceback|internal error/);
