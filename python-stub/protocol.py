@@ -68,7 +68,7 @@ METHODS = {
     "ping": ([], [("pid", "int", True)]),
 }
 
-# Notifications (no id, no answer). host -> worker: $/cancel, $/program-path; worker -> host: $/ready, $/load, $/log.
+# Notifications (no id, no answer). host -> worker: $/cancel, $/program-path; worker -> host: $/ready, $/unusable, $/load, $/log.
 NOTIFICATIONS = {
     "$/cancel": [("id", "int", True)],
     # The first message to a worker the launcher started: its program paths, as PULUMI_DYNAMIC_HOST_PROGRAM_PATH holds them.
@@ -81,6 +81,8 @@ NOTIFICATIONS = {
     # lines, but for the partial last one sent as the request ends; stream "stdout" or "stderr",
     # severity "debug", "info", "warning" or "error".
     "$/log": [("id", "int", True), ("stream", "str", True), ("severity", "str", True), ("text", "str", True)],
+    # Instead of $/ready, before the worker exits: its interpreter cannot import `module` (pulumi, dill, protobuf).
+    "$/unusable": [("python", "str", True), ("module", "str", True), ("error", "str", True)],
     "$/ready": [
         ("protocol", "int", True),
         ("python", "str", True),

@@ -97,6 +97,35 @@ threads = _load_sibling("threads")
 output_capture = _load_sibling("output_capture")
 error_hints = _load_sibling("error_hints")
 
+
+
+def _unusable_interpreter():
+    """
+    When this interpreter cannot import what the worker needs (a Python chosen
+    for a project of another language may have no pulumi), says so to the host
+    in $/unusable instead of $/ready, with one line on stderr and no
+    traceback, and exits: the host answers each request with an error naming
+    the resource and the fix (src/python-bridge/unusable-interpreter.ts).
+    """
+    import importlib
+
+    # By the name pip installs each under.
+    for module, package in (("dill", "dill"), ("google.protobuf", "protobuf"), ("pulumi", "pulumi")):
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            fd = int(os.environ.get("PULUMI_DYNAMIC_HOST_CHANNEL_FD", "3"))
+            params = {"python": sys.executable, "module": package, "error": str(e)}
+            try:
+                protocol.Channel(fd).write({"jsonrpc": "2.0", "method": "$/unusable", "params": params})
+            finally:
+                sys.stderr.write(f"pulumi-dynamic-host worker: {sys.executable} cannot import {module}: {e}\n")
+                sys.stderr.flush()
+                os._exit(4)
+
+
+_unusable_interpreter()
+
 import asyncio  # noqa: E402
 import base64  # noqa: E402
 import concurrent.futures  # noqa: E402

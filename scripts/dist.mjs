@@ -4,8 +4,8 @@
 //       all three names (hard links; the Python plugin's name is its launcher script), for teams without Node;
 //   pulumi_dynamic_host-<version>-py3-none-<platform>.whl  the same executable as
 //       the wheel's scripts, so `pip install` puts the plugins on a virtualenv's PATH,
-//       and the package pulumi_dynamic_host with the reference helper programs import
-//       (pulumi_dynamic_host.reference, whose one source is python-stub/helper/).
+//       and the package pulumi_dynamic_host with the helpers programs import
+//       (pulumi_dynamic_host.reference and .declared, whose one source is python-stub/helper/).
 //
 // The single executable is Node's own (single executable applications): this
 // node binary, its debug symbols stripped, with a preparation blob injected by
@@ -30,7 +30,8 @@ const RELEASE = path.join(ROOT, "dist/release");
 const NAMES = ["pulumi-dynamic-host", "pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"];
 const FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const HATCHLING = "hatchling==1.33.0";
-const HELPER = "python-stub/helper/pulumi_dynamic_host/reference.py";
+/** The helpers' one source: every module here goes into the wheel's package (reference.py, declared.py). */
+const HELPERS = "python-stub/helper/pulumi_dynamic_host";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
 const say = (m) => process.stderr.write(`dist: ${m}\n`);
@@ -164,8 +165,10 @@ function buildPython() {
 function wheel(exe) {
   const stage = path.join(OUT, "wheel");
   fs.cpSync(path.join(ROOT, "packaging/python"), stage, { recursive: true });
-  // The helper's one source is the worker's copy; the wheel's package holds it as its module.
-  fs.copyFileSync(path.join(ROOT, HELPER), path.join(stage, "pulumi_dynamic_host/reference.py"));
+  // The helpers' one source is the worker's copy; the wheel's package holds each as its module.
+  for (const f of fs.readdirSync(path.join(ROOT, HELPERS)).filter((f) => f.endsWith(".py"))) {
+    fs.copyFileSync(path.join(ROOT, HELPERS, f), path.join(stage, "pulumi_dynamic_host", f));
+  }
   fs.mkdirSync(path.join(stage, "scripts"));
   placeNames(exe, path.join(stage, "scripts"));
   const before = new Set(fs.existsSync(RELEASE) ? fs.readdirSync(RELEASE) : []);

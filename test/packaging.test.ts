@@ -17,6 +17,8 @@ const VERSION = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")).versi
 const pythonUrn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 /** The reference helper's one source: the worker's copy, and the wheel's module. */
 const HELPER = "python-stub/helper/pulumi_dynamic_host/reference.py";
+/** The program-side helper for declared types (pulumi_dynamic_host.declared), shipped the same way. */
+const DECLARED_HELPER = "python-stub/helper/pulumi_dynamic_host/declared.py";
 
 /** The answers a plugin gives to GetPluginInfo and a Create with a real payload of its language. */
 async function answers(language: "nodejs" | "python", executable?: string, env?: NodeJS.ProcessEnv): Promise<Outcome[]> {
@@ -71,6 +73,7 @@ describe("what users install: the npm package, the single executable and the whe
         "declared/index.cjs",
         "declared/index.d.ts",
         HELPER,
+        DECLARED_HELPER,
         "src/conformance/scenarios/node/node-providers.cjs",
         "src/conformance/scenarios/node-program/local-helper.js",
         "src/conformance/scenarios/python_providers.py",
@@ -189,12 +192,14 @@ console.log(JSON.stringify(r));
       });
     }
 
-    it("the wheel holds the reference helper; the worker imports the installed copy, else its own", async function () {
+    it("the wheel holds the reference and declared-type helpers; the worker imports the installed reference helper, else its own", async function () {
       const { venv, bin } = wheelInstall();
       const python = path.join(venv, "bin/python");
       const installed = execFileSync(python, ["-c", "import pulumi_dynamic_host.reference as m; print(m.__file__)"], { encoding: "utf8" }).trim();
       expect(installed.startsWith(`${venv}/lib/`) && installed.endsWith("/site-packages/pulumi_dynamic_host/reference.py"), installed).to.equal(true);
       expect(fs.readFileSync(installed, "utf8")).to.equal(fs.readFileSync(`${REPO}${HELPER}`, "utf8"));
+      const declared = execFileSync(python, ["-c", "import pulumi_dynamic_host.declared as m; print(m.__file__)"], { encoding: "utf8" }).trim();
+      expect(fs.readFileSync(declared, "utf8")).to.equal(fs.readFileSync(`${REPO}${DECLARED_HELPER}`, "utf8"));
       // A program passing the helper's object: unpickling it imports the helper, the wheel's copy where installed.
       const create = { urn: "urn:pulumi:dev::references::pulumi-python:dynamic:Counter::c", properties: { __provider: pythonProvider("counter", "python_reference_payloads.py"), start: 2 } };
       const cwd = `${REPO}test/fixtures/python-references`;

@@ -5,19 +5,32 @@
 import { DeferredRuntime } from "../host/deferred-runtime.js";
 import type { ServedRuntime } from "../host/serve.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
-import { resolveInterpreter } from "../python-bridge/interpreter.js";
-import { adopt, takePrestarted } from "../python-bridge/prestarted.js";
+import { log } from "../host/log.js";
+import { adopt, discard, takePrestarted } from "../python-bridge/prestarted.js";
+import { resolveProjectInterpreter } from "../python-bridge/project-interpreter.js";
+import { readProjectPython } from "../python-bridge/project-python.js";
 import { workerSettings } from "../python-bridge/worker-settings.js";
 
 /** The runtime serving Python dynamic providers for the program in `cwd`. */
 export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
   installUncaughtHandlers();
+  // A Python project's interpreter as the reference launcher picks it; another runtime's by its own rules
+  // (project-interpreter.ts), read from Pulumi.yaml once, here.
+  const resolved = resolveProjectInterpreter(cwd, process.env, await readProjectPython(cwd));
+  if (!resolved.ok && "unusable" in resolved) {
+    // Not fatal: each request that needs Python fails naming itself and the fix.
+    log(1, `no usable python for this project: ${resolved.unusable.problem} (chosen by ${resolved.unusable.choice.why})`);
+    const prestarted = takePrestarted();
+    if (prestarted) discard(prestarted, "the host found no usable interpreter");
+    const { NoPythonRuntime } = await import("../python-bridge/unusable-interpreter.js");
+    return { runtime: new DeferredRuntime("python", "encoded", async () => new NoPythonRuntime(resolved.unusable)), afterPort: () => undefined };
+  }
   // As the reference launcher: a broken virtualenv is reported before any port line, exit 1.
-  const resolved = resolveInterpreter(cwd, process.env);
   if (!resolved.ok) {
     process.stderr.write(resolved.stderr.map((l) => `${l}\n`).join(""));
     process.exit(resolved.exitCode);
   }
+  if (resolved.interpreter.choice) log(1, `python for this ${resolved.interpreter.choice.runtime} project: ${resolved.interpreter.python}, chosen by ${resolved.interpreter.choice.why}`);
   // The first worker starts now, before the gRPC server loads and binds, so
   // the interpreter's start and `import pulumi` run on the second core while
   // the host gets to its port line and the engine handshakes and configures.

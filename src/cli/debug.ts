@@ -20,7 +20,8 @@ import path from "node:path";
 import YAML from "yaml";
 import { modeForLanguage, type Mode } from "../host/modes.js";
 import { pluginVersion } from "../host/plugin-info.js";
-import { resolveInterpreter } from "../python-bridge/interpreter.js";
+import { resolveProjectInterpreter } from "../python-bridge/project-interpreter.js";
+import { readProjectPython } from "../python-bridge/project-python.js";
 
 type Out = (line: string) => void;
 
@@ -80,7 +81,12 @@ export async function runDebug(args: readonly string[], out: Out): Promise<numbe
     }
     debuggerLine = `Node inspector: ${url} (attach to 127.0.0.1:${new URL(url).port})`;
   } else {
-    const resolved = resolveInterpreter(cwd, process.env);
+    const resolved = resolveProjectInterpreter(cwd, process.env, await readProjectPython(cwd));
+    if (!resolved.ok && "unusable" in resolved) {
+      const { problem, choice } = resolved.unusable;
+      process.stderr.write(`pulumi-dynamic-host debug: no usable python for this ${choice.runtime} project: ${problem} (chosen by ${choice.why})\n`);
+      return 1;
+    }
     if (!resolved.ok) {
       process.stderr.write(resolved.stderr.map((l) => `${l}\n`).join(""));
       return resolved.exitCode;

@@ -5,7 +5,10 @@
 // imports). One line per finding, `ok:`, `note:` or `problem:`, then a summary.
 import fs from "node:fs";
 import { hostVersion } from "../host/plugin-info.js";
-import { resolveInterpreter } from "../python-bridge/interpreter.js";
+import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
+import { readProjectPython } from "../python-bridge/project-python.js";
+import { SECTION } from "../host/provider-references.js";
+import type { Interpreter } from "../python-bridge/interpreter.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
 import { isOurLauncher, ourPlugins, sameContent } from "./install.js";
 import { nodeRuntime, pulumiSdk } from "./node-environment.js";
@@ -79,8 +82,10 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
     out(`${kind}: ${line}`);
   };
   f("ok", `program directory: ${launch.cwd}${launch.projectRoot ? ` (project ${launch.project ?? "without a name"} in ${launch.projectRoot})` : " (no Pulumi.yaml at or above it)"}`);
-  // Without an export, what the project's runtime needs is a problem; with one, a blocked resource is, named by its URN.
-  const needed = (l: Language) => !resources && (launch.runtime === undefined || launch.runtime === l);
+  // Without an export, what the project's runtime needs is a problem (and Python, for a project declaring Python
+  // providers); with one, a blocked resource is, named by its URN.
+  let declaresPython = false;
+  const needed = (l: Language) => !resources && (launch.runtime === undefined || launch.runtime === l || (l === "python" && declaresPython));
   const blockers: Blockers = {};
   const block = (languages: readonly Language[], why: string) => {
     for (const l of languages) blockers[l] ??= why;
@@ -103,15 +108,21 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   else f("note", `@pulumi/pulumi: does not resolve from ${launch.cwd} (only providers that require it need it)`);
 
   const declared = await readDeclarations(launch.cwd, f);
+  declaresPython = declared.python.length > 0;
   checkNodeReferences(declared.nodejs, f);
   const analyses = analyzeResources(resources ?? []);
   const ask = pythonQuestions(analyses.values());
   const forReferences = pythonReferenceQuestions(declared.python);
   ask.modules.push(...forReferences.modules);
   ask.classes.push(...forReferences.classes);
-  const python = await checkPython(launch, ask, (why) => block(["python"], why), f);
+  const project = await readProjectPython(launch.cwd, true);
+  const resolution = resolveProjectInterpreter(launch.cwd, launch.env, project);
+  if (project?.python !== undefined && project.runtime === "python") {
+    f("note", `python: ${SECTION}.python in ${project.file} is not used: in a Python project, providers run with the program's own interpreter`);
+  }
+  const python = await checkPython(launch, resolution, ask, (why) => block(["python"], why), f);
   checkPythonReferences(declared.python, python, f);
-  const otherPythons = python?.ok ? await searchOtherPythons(launch, analyses.values(), python.probe) : undefined;
+  const otherPythons = python?.ok && resolution.ok ? await searchOtherPythons(launch, resolution.interpreter, analyses.values(), python.probe) : undefined;
   const verdicts = { loads: 0, cannot: 0, unchecked: 0 };
   for (const r of resources ?? []) verdicts[checkResource(r, { cwd: launch.cwd, blockers, analyses, python, otherPythons }, f)]++;
 
@@ -169,11 +180,9 @@ function isThisHost(file: string, binary: string): boolean {
 
 /** The interpreter the Python plugin would use, asked about its packages and the stack's modules. */
 /** As the plugin would: for by-value code of another Python, an interpreter of that minor with pulumi and dill. */
-async function searchOtherPythons(launch: PluginLaunch, analyses: Iterable<Analysis>, probe: PythonProbe): Promise<Map<Analysis, Search>> {
+async function searchOtherPythons(launch: PluginLaunch, interpreter: Interpreter, analyses: Iterable<Analysis>, probe: PythonProbe): Promise<Map<Analysis, Search>> {
   const found = new Map<Analysis, Search>();
-  const resolution = resolveInterpreter(launch.cwd, launch.env);
-  if (!resolution.ok) return found;
-  const search = new InterpreterSearch(resolution.interpreter, launch.cwd);
+  const search = new InterpreterSearch(interpreter, launch.cwd);
   for (const a of analyses) {
     if (!needsOtherPython(a, probe) || !a.ok || a.language !== "python" || !a.facts.code?.minors) continue;
     found.set(a, await search.find(a.facts.code.minors));
@@ -181,8 +190,21 @@ async function searchOtherPythons(launch: PluginLaunch, analyses: Iterable<Analy
   return found;
 }
 
-async function checkPython(launch: PluginLaunch, ask: ReturnType<typeof pythonQuestions>, block: (why: string) => void, f: Findings): Promise<ProbeResult | undefined> {
-  const resolution = resolveInterpreter(launch.cwd, launch.env);
+async function checkPython(
+  launch: PluginLaunch,
+  resolution: ProjectResolution,
+  ask: ReturnType<typeof pythonQuestions>,
+  block: (why: string) => void,
+  f: Findings,
+): Promise<ProbeResult | undefined> {
+  if (!resolution.ok && "unusable" in resolution) {
+    const { problem, choice } = resolution.unusable;
+    block(
+      `python: no usable interpreter for this ${choice.runtime} project's Python providers: ${problem} (chosen by ${choice.why}); ` +
+        `set \`python:\` in the ${SECTION} section of ${choice.file} to a python or a virtualenv with pulumi, or create .venv beside it`,
+    );
+    return undefined;
+  }
   if (!resolution.ok) {
     // The launcher's own message, then its numbered commands to create the virtualenv.
     const steps = resolution.stderr.slice(2, 5).map((l) => l.trim().replace(/^\d\. /, ""));
@@ -191,7 +213,9 @@ async function checkPython(launch: PluginLaunch, ask: ReturnType<typeof pythonQu
   }
   const interpreter = resolution.interpreter;
   const fromProject = (v: string) => (launch.runtimeEnv[v] !== undefined ? ` (Pulumi.yaml runtime.options.${v.slice("PULUMI_RUNTIME_".length).toLowerCase()})` : "");
-  const chosenBy = interpreter.virtualenv
+  const chosenBy = interpreter.choice
+    ? `for this ${interpreter.choice.runtime} project's Python providers, chosen by ${interpreter.choice.why}`
+    : interpreter.virtualenv
     ? `the virtualenv ${interpreter.virtualenv}, from ${
         launch.env.PULUMI_RUNTIME_VIRTUALENV
           ? `PULUMI_RUNTIME_VIRTUALENV${fromProject("PULUMI_RUNTIME_VIRTUALENV")}`

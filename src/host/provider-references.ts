@@ -8,6 +8,7 @@
 //
 //   pulumi-dynamic-host:
 //     latestCode: true                     # optional: run the project's code, not the state's
+//     python: .venv                        # optional: the Python of a project whose runtime is not python
 //     providers:
 //       pulumi-nodejs:dynamic/files:TextFile: ./providers#textFileProvider
 //       pulumi-python:dynamic:Counter:
@@ -159,7 +160,7 @@ function parseSection(
 function sectionShape(language: Language): string {
   const syntax = REFERENCE_SYNTAX[language];
   return (
-    `the section is { latestCode?: boolean, providers?: { <type token>: ${syntax.shape} | ` +
+    `the section is { latestCode?: boolean, python?: <path or command>, providers?: { <type token>: ${syntax.shape} | ` +
     `{ provider: ${syntax.shape}, latestCode?: boolean } } }`
   );
 }

@@ -6,6 +6,7 @@ import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import path from "node:path";
 import { findProjectRoot } from "../host/project-root.js";
+import type { InterpreterChoice } from "./project-interpreter.js";
 
 export interface Interpreter {
   /** The python executable to run. */
@@ -14,6 +15,8 @@ export interface Interpreter {
   env: NodeJS.ProcessEnv;
   /** The virtualenv in use, absolute, when there is one. */
   virtualenv?: string;
+  /** For a project whose runtime is not python: which of its rules chose this (project-interpreter.ts). */
+  choice?: InterpreterChoice;
 }
 
 export type Resolution =

@@ -76,6 +76,11 @@ export class WorkerPool {
     this.slots = new Array(opts.size).fill(undefined);
   }
 
+  /** The interpreter this pool's workers run. */
+  get interpreter(): Interpreter {
+    return this.opts.interpreter;
+  }
+
   /**
    * Starts worker 0 now, so the first request does not pay for `import pulumi`;
    * `child` is one the host already spawned for it.

@@ -13,7 +13,7 @@
 // the launcher. It gets its program paths (program-paths.ts) in its first
 // message, since the launcher cannot compute them; until then it has the
 // program directory first on sys.path, as every worker has.
-import { readFileSync, realpathSync } from "node:fs";
+import { closeSync, readFileSync, realpathSync } from "node:fs";
 import net from "node:net";
 import { constants } from "node:os";
 import { log } from "../host/log.js";
@@ -109,6 +109,19 @@ export function adopt(pre: Prestarted, interpreter: Interpreter, cwd: string, sc
   }
   log(1, `python worker (pid ${pre.pid}) started by the launcher`);
   return new PrestartedWorker(pre.pid, channel, stdout, stderr, programPathEnv(cwd, interpreter.env)[PROGRAM_PATH_VARIABLE]);
+}
+
+/** The launcher's worker when the host will run none (no usable interpreter): killed, its descriptors closed. */
+export function discard(pre: Prestarted, why: string): void {
+  log(1, `the launcher's python worker (pid ${pre.pid}) is not used: ${why}`);
+  signal(pre.pid, "SIGKILL");
+  for (const fd of [pre.channel, pre.stdout, pre.stderr]) {
+    try {
+      closeSync(fd);
+    } catch {
+      // Not ours to close after all.
+    }
+  }
 }
 
 /** How often the worker's /proc entry is read once its channel or stderr ended, or it was killed. */

@@ -67,6 +67,8 @@ export const NOTIFICATIONS = {
   "$/ready": [["protocol", "int", true], ["python", "str", true], ["pulumi", "str", true], ["dill", "str", true], ["pid", "int", true]],
   // While requests run: the worker's CPU over the last interval (thousandths of one core) and its requests in hand.
   "$/load": [["cpu", "int", true], ["active", "int", true]],
+  // Instead of $/ready, before the worker exits: its interpreter cannot import `module` (unusable-interpreter.ts).
+  "$/unusable": [["python", "str", true], ["module", "str", true], ["error", "str", true]],
 } as const satisfies Record<string, readonly FieldSpec[]>;
 
 /** JSON-RPC error codes: the standard ones and the worker's own. */
@@ -110,6 +112,7 @@ export const resultSchemas = Object.fromEntries(
 
 export const readySchema = objectSchema(NOTIFICATIONS["$/ready"]);
 export const loadSchema = objectSchema(NOTIFICATIONS["$/load"]);
+export const unusableSchema = objectSchema(NOTIFICATIONS["$/unusable"]);
 /** $/log, its stream and severity held to the values the host knows. */
 export const logSchema = z.strictObject({
     id: z.int(),

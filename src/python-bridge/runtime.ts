@@ -25,6 +25,7 @@ import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } 
 import type { WorkerPool } from "./pool.js";
 import { describeFound, driftMessage, type OtherPythons } from "./other-pythons.js";
 import type { Found } from "./interpreter-search.js";
+import { InterpreterUnusableError, noPythonError } from "./unusable-interpreter.js";
 
 /** A bag of the worker's answer, passed on as the bytes it is; its top level is checked here. */
 function encoded(call: CallInfo, field: string, bytes: unknown): EncodedStruct {
@@ -270,6 +271,9 @@ export class PythonRuntime implements DynamicRuntime {
     try {
       return await pool.request({ method, urn: call.urn, operation: call.operation, output: call.output }, params, call.signal);
     } catch (e) {
+      if (e instanceof InterpreterUnusableError) {
+        throw noPythonError(call, source, `${e.python} cannot import ${e.module} (${e.error})`, pool.interpreter.choice, e.python);
+      }
       if (e instanceof RpcError) {
         if (e.code === ErrorCodes.UserError || e.code === ErrorCodes.LoadError) {
           const data = userErrorData.safeParse(e.data);

@@ -17,7 +17,8 @@ import { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/log.js";
 import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "./connection.js";
-import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema } from "./protocol.js";
+import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema, unusableSchema } from "./protocol.js";
+import { InterpreterUnusableError } from "./unusable-interpreter.js";
 import type { WorkerChild } from "./spawn.js";
 import { handleOf, type WorkerHandle } from "./worker-handle.js";
 import { workerSettings } from "./worker-settings.js";
@@ -67,6 +68,8 @@ export class WorkerProcess {
   private exit?: WorkerExit;
   /** Why the host stopped this worker (hung, or speaks another protocol): what its failed requests say. */
   private stopReason?: string;
+  /** Set when the worker said its interpreter cannot import what it needs ($/unusable), before it exited. */
+  private unusable?: { python: string; module: string; error: string };
   /** Set at the first sign that this worker is going away: why it takes no new request. */
   private ending?: string;
   private pinging = false;
@@ -223,6 +226,14 @@ export class WorkerProcess {
       }
       return;
     }
+    if (method === "$/unusable") {
+      const unusable = unusableSchema.safeParse(params);
+      if (unusable.success) {
+        this.unusable = unusable.data as { python: string; module: string; error: string };
+        log(1, `python worker ${this.index} (pid ${this.pid}): ${this.unusable.python} cannot import ${this.unusable.module}: ${this.unusable.error}`);
+      }
+      return;
+    }
     if (method === "$/ready") {
       const ready = readySchema.safeParse(params);
       if (ready.success && ready.data.protocol !== PROTOCOL_VERSION) {
@@ -250,6 +261,10 @@ export class WorkerProcess {
   }
 
   private diedError(info: RequestInfo): WorkerDiedError {
+    if (this.unusable) {
+      const { python, module, error } = this.unusable;
+      return new InterpreterUnusableError(`${describeRequest(info)}: ${python} cannot import ${module} (${error})`, python, module, error);
+    }
     const tail = [...this.stderrTail, this.partialLine].filter((l) => l !== "");
     const started = this.ready ? "" : " before it finished starting";
     return new WorkerDiedError(

@@ -376,6 +376,42 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     });
   });
 
+  describe("a project whose runtime is not python, declaring Python providers: which Python runs them, and why", function () {
+    const declaring = (section = "") => ({
+      "Pulumi.yaml": `name: jsproj\nruntime: nodejs\npulumi-dynamic-host:\n${section}  providers:\n    pulumi-python:dynamic:Counter: counters:Counter\n`,
+      "counters.py": "class Counter:\n    pass\n",
+    });
+
+    it("a .venv beside Pulumi.yaml: the rule that chose it, and the reference checked with it (PULUMI_RUNTIME_VIRTUALENV is not looked at)", async function () {
+      const project = tmpDir("js-venv", declaring());
+      fs.symlinkSync(TEST_VENV, path.join(project, ".venv"));
+      const run = await check(project, undefined, { PULUMI_RUNTIME_VIRTUALENV: "/nonexistent/venv" });
+      const line = run.out.find((l) => l.startsWith("ok: python: "));
+      expect(line, run.out.join("\n")).to.match(
+        new RegExp(`^ok: python: ${project}/\\.venv/bin/python \\S+.*\\(for this nodejs project's Python providers, chosen by the virtualenv \\.venv beside ${project}/Pulumi\\.yaml\\)$`),
+      );
+      expect(run.out).to.include(`ok: pulumi-python:dynamic:Counter: counters:Counter is Counter of ${project}/counters.py`);
+      expect(run.problems.filter((l) => l.startsWith("problem: python")), run.out.join("\n")).to.deep.equal([]);
+    });
+
+    it("the section's python: names nothing: a problem saying which rule and how to fix it", async function () {
+      const project = tmpDir("js-missing", declaring("  python: ./gone\n"));
+      const run = await check(project);
+      expect(run.problems).to.include(
+        `problem: python: no usable interpreter for this nodejs project's Python providers: ${project}/gone does not exist ` +
+          `(chosen by pulumi-dynamic-host.python in ${project}/Pulumi.yaml ("./gone")); set \`python:\` in the pulumi-dynamic-host section of ` +
+          `${project}/Pulumi.yaml to a python or a virtualenv with pulumi, or create .venv beside it`,
+      );
+      expect(run.code).to.equal(1);
+    });
+
+    it("python: in a Python project is a note: the program's own interpreter runs its providers", async function () {
+      const project = tmpDir("py-key", { "Pulumi.yaml": "name: pyproj\nruntime: python\npulumi-dynamic-host:\n  python: .venv\n" });
+      const run = await check(project);
+      expect(run.out).to.include(`note: python: pulumi-dynamic-host.python in ${project}/Pulumi.yaml is not used: in a Python project, providers run with the program's own interpreter`);
+    });
+  });
+
   describe("usage and bad input: exit 2 with one line saying what is wrong", function () {
     async function cli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
       const out: string[] = [];

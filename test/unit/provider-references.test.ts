@@ -150,6 +150,16 @@ pulumi-dynamic-host:
     expect(() => refs.lookup(TYPE)).to.throw(/Pulumi\.yaml: pulumi-dynamic-host: Unrecognized key: "provider"; the section is \{ latestCode/);
   });
 
+  it("the section's python: key is read by both modes, and must be a non-empty string", async function () {
+    const dir = make(`name: p\nruntime: nodejs\npulumi-dynamic-host:\n  python: .venv\n  providers:\n    ${TYPE}: ./providers#textFileProvider\n`);
+    for (const language of ["nodejs", "python"] as const) {
+      expect((await ProviderReferences.load(dir, language)).all()).to.have.length(language === "nodejs" ? 1 : 0);
+    }
+    const bad = make(`name: p\nruntime: nodejs\npulumi-dynamic-host:\n  python: 3\n`);
+    const refs = await ProviderReferences.load(bad, "python");
+    expect(() => refs.all()).to.throw(/pulumi-dynamic-host\.python: .*; the section is \{ latestCode\?: boolean, python\?: <path or command>, providers/);
+  });
+
   it("no project file, or one without the section: nothing declared", async function () {
     expect((await ProviderReferences.load("/", "nodejs")).lookup(TYPE)).to.equal(undefined);
     const dir = make("name: p\nruntime: nodejs\n");
