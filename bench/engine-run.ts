@@ -7,12 +7,20 @@
 // the same program with no dynamic resource. Prints a table of medians with
 // spread and the ratio ours ÷ reference per step, and writes every sample as JSON.
 //
-//   node dist/bench/run.js --engine [--n 1,10,100] [--providers trivial,waiting]
-//                                   [--languages nodejs,python] [--rounds 3] [--out <file.json>]
+//   node dist/bench/run.js --engine [--n 1,10,100] [--providers trivial,waiting,declared]
+//                                   [--languages nodejs,python] [--rounds 3] [--skip-checkpoints] [--out <file.json>]
 //
 // Programs are Automation API inline programs (the language hosts are not
 // served by the Go module proxy here): the Node one runs in this process, the
 // Python one in bench/engine/python_engine_bench.py under the test virtualenv.
+//
+// The `declared` provider is the trivial one declared in the program's
+// Pulumi.yaml (docs/every-language.md): the program registers its type with
+// plain inputs and serializes nothing. Only our plugins can serve it, so its
+// reference column is Pulumi's plugin serving the `trivial` provider as the
+// SDK serializes it (a closure, a pickle): what the program costs without
+// declarations. A lifecycle that cannot run (a Python program pickling more
+// providers than the SDK's serializer survives) is reported as such.
 // Each program's provider reports which plugin ran it, and a lifecycle whose
 // resources were served by another plugin than the one meant, or whose steps
 // changed other than N resources, fails the run rather than giving a number.
@@ -33,7 +41,10 @@ const BENCH_DIR = fileURLToPath(new URL("../../bench/", import.meta.url));
 export const STEPS = ["preview", "up-create", "up-nochange", "up-update", "refresh", "destroy"] as const;
 type Step = (typeof STEPS)[number];
 type Language = "nodejs" | "python";
-type ProviderKind = "trivial" | "waiting";
+type ProviderKind = "trivial" | "waiting" | "declared";
+const PROVIDER_KINDS = ["trivial", "waiting", "declared"] as const;
+/** The type token the `declared` provider is declared for, in both languages' packages. */
+const DECLARED_TYPE = { nodejs: "pulumi-nodejs:dynamic:BenchTrivial", python: "pulumi-python:dynamic:BenchTrivial" } as const;
 /** Whose plugins serve the program; `floor` is the program with no dynamic resource. */
 type Kind = "ours" | "reference" | "floor";
 
@@ -43,6 +54,8 @@ interface Options {
   languages: Language[];
   rounds: number;
   out: string;
+  /** PULUMI_SKIP_CHECKPOINTS for every CLI run: the file backend's state writes left out, so the plugins' share shows. */
+  skipCheckpoints: boolean;
 }
 
 interface Lifecycle {
@@ -61,6 +74,7 @@ function parseArgs(argv: string[]): Options {
     languages: ["nodejs", "python"],
     rounds: 3,
     out: path.join(BENCH_DIR, "results", "engine-latest.json"),
+    skipCheckpoints: false,
   };
   const list = (v: string | undefined, flag: string) => {
     if (!v) throw new Error(`${flag} needs a comma-separated list`);
@@ -76,15 +90,16 @@ function parseArgs(argv: string[]): Options {
     else if (a === "--n") {
       opts.n = list(argv[++i], a).map(Number);
       if (opts.n.some((n) => !Number.isInteger(n) || n < 1)) throw new Error("--n needs whole numbers of resources, at least 1");
-    } else if (a === "--providers") opts.providers = oneOf(list(argv[++i], a), ["trivial", "waiting"] as const, a);
+    } else if (a === "--providers") opts.providers = oneOf(list(argv[++i], a), PROVIDER_KINDS, a);
     else if (a === "--languages") opts.languages = oneOf(list(argv[++i], a), ["nodejs", "python"] as const, a);
     else if (a === "--rounds") {
       opts.rounds = Number(argv[++i]);
       if (!Number.isInteger(opts.rounds) || opts.rounds < 1) throw new Error("--rounds needs a whole number, at least 1");
     } else if (a === "--out") opts.out = path.resolve(argv[++i] ?? "");
+    else if (a === "--skip-checkpoints") opts.skipCheckpoints = true;
     else if (a === "--help" || a === "-h") {
       process.stdout.write(
-        "usage: node dist/bench/run.js --engine [--n 1,10,100] [--providers trivial,waiting] [--languages nodejs,python] [--rounds <n>] [--out <file.json>]\n",
+        "usage: node dist/bench/run.js --engine [--n 1,10,100] [--providers trivial,waiting,declared] [--languages nodejs,python] [--rounds <n>] [--skip-checkpoints] [--out <file.json>]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -137,9 +152,14 @@ async function nodeLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind | "
   let generation = 1;
   const program = async () => {
     if (provider === "none") return;
+    if (provider === "declared") {
+      for (let i = 0; i < n; i++) new pulumi.CustomResource(DECLARED_TYPE.nodejs, `r${i}`, { name: `r${i}`, generation, ranBy: undefined });
+      return;
+    }
     for (let i = 0; i < n; i++) new pulumi.dynamic.Resource(providers[provider], `r${i}`, { name: `r${i}`, generation });
   };
   const project = "bench-engine-nodejs";
+  const declarations = { providers: { [DECLARED_TYPE.nodejs]: `${REPO}bench/engine/providers.cjs#trivial` } };
   const pulumiCommand = await automation.PulumiCommand.get({ root: engineFor(kind).root, skipVersionCheck: true });
   const stack = await automation.LocalWorkspace.createOrSelectStack(
     { stackName, projectName: project, program },
@@ -148,7 +168,7 @@ async function nodeLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind | "
       pulumiHome: sb.home,
       envVars: cliEnv(sb, kind),
       pulumiCommand,
-      projectSettings: { name: project, runtime: "nodejs", backend: { url: `file://${sb.backend}` } },
+      projectSettings: { name: project, runtime: "nodejs", backend: { url: `file://${sb.backend}` }, "pulumi-dynamic-host": declarations },
     },
   );
   const seconds = {} as Record<Step, number>;
@@ -218,6 +238,8 @@ async function lifecycle(sb: Sandbox, language: Language, kind: Kind, provider: 
   const stackName = `${kind}-${provider}-n${n}-r${round}`;
   const workDir = `${REPO}.cache/bench-engine/${language}`;
   fs.mkdirSync(workDir, { recursive: true });
+  // The declared Python provider is imported from the program's directory, as a project's own module.
+  if (language === "python") fs.copyFileSync(`${REPO}bench/engine/bench_declared.py`, `${workDir}/bench_declared.py`);
   const run = language === "nodejs" ? nodeLifecycle : pythonLifecycle;
   const r = await run(sb, kind, provider, n, stackName, workDir);
   const count = provider === "none" ? 0 : n;
@@ -254,13 +276,15 @@ export function formatEngineReport(all: Lifecycle[], opts: Pick<Options, "langua
   for (const language of opts.languages) {
     for (const provider of opts.providers) {
       for (const n of opts.n) {
-        lines.push("", `### ${language}, ${provider} provider, N = ${n} (${opts.rounds} round${opts.rounds > 1 ? "s" : ""}, medians)`, "");
+        const against = provider === "declared" ? "trivial" : provider;
+        const heading = provider === "declared" ? "declared provider (reference: the trivial provider serialized)" : `${provider} provider`;
+        lines.push("", `### ${language}, ${heading}, N = ${n} (${opts.rounds} round${opts.rounds > 1 ? "s" : ""}, medians)`, "");
         lines.push("| step | floor | ours | reference | ours ÷ reference | above the floor: ours ÷ reference |");
         lines.push("|---|---:|---:|---:|---:|---:|");
         for (const step of STEPS) {
           const floor = pick(all, language, "floor", "none", undefined, step);
           const ours = pick(all, language, "ours", provider, n, step);
-          const ref = pick(all, language, "reference", provider, n, step);
+          const ref = pick(all, language, "reference", against, n, step);
           const ratio = ours && ref ? (ours.median / ref.median).toFixed(2) : "—";
           const above = ours && ref && floor && ref.median - floor.median > 0.05 ? ((ours.median - floor.median) / (ref.median - floor.median)).toFixed(2) : "—";
           lines.push(`| ${step} | ${fmt(floor)} | ${fmt(ours)} | ${fmt(ref)} | ${ratio} | ${above} |`);
@@ -271,12 +295,19 @@ export function formatEngineReport(all: Lifecycle[], opts: Pick<Options, "langua
   return lines.join("\n");
 }
 
+/** The lifecycles that could not run, one line each, under the table. */
+export function formatFailures(failures: string[]): string {
+  return failures.length ? ["", "Could not run:", ...failures.map((f) => `- ${f}`)].join("\n") : "";
+}
+
 export async function runEngineBench(argv: string[]): Promise<void> {
   const opts = parseArgs(argv);
   prepareEngine();
   prepareReferenceEngine();
   const sb = sandbox("bench-engine");
+  if (opts.skipCheckpoints) sb.env.PULUMI_SKIP_CHECKPOINTS = "true";
   const all: Lifecycle[] = [];
+  const failures: string[] = [];
   const started = new Date();
   const t0 = performance.now();
   try {
@@ -285,10 +316,18 @@ export async function runEngineBench(argv: string[]): Promise<void> {
         all.push(await lifecycle(sb, language, "floor", "none", 0, round));
         for (const provider of opts.providers) {
           for (const n of opts.n) {
-            // Taking turns: which plugin goes first alternates from round to round.
-            const order: Kind[] = round % 2 === 1 ? ["ours", "reference"] : ["reference", "ours"];
+            // Taking turns: which plugin goes first alternates from round to round. Only ours serves a declared type.
+            const order: Kind[] = provider === "declared" ? ["ours"] : round % 2 === 1 ? ["ours", "reference"] : ["reference", "ours"];
             for (const kind of order) {
-              const l = await lifecycle(sb, language, kind, provider, n, round);
+              let l: Lifecycle;
+              try {
+                l = await lifecycle(sb, language, kind, provider, n, round);
+              } catch (e) {
+                const why = String((e as Error).message).trim().split("\n").filter(Boolean).pop() ?? "";
+                failures.push(`round ${round}: ${language} ${kind} ${provider} n=${n}: ${why.slice(0, 300)}`);
+                progress(`round ${round}: ${language} ${kind} ${provider} n=${n}: could not run: ${why.slice(0, 300)}`);
+                continue;
+              }
               all.push(l);
               progress(`round ${round}: ${language} ${kind} ${provider} n=${n}: ${STEPS.map((s) => `${s} ${l.seconds[s].toFixed(2)}s`).join(", ")}`);
             }
@@ -299,7 +338,7 @@ export async function runEngineBench(argv: string[]): Promise<void> {
   } finally {
     sb.cleanup();
   }
-  const table = formatEngineReport(all, opts);
+  const table = formatEngineReport(all, opts) + formatFailures(failures);
   process.stdout.write(`${table}\n`);
   fs.mkdirSync(path.dirname(opts.out), { recursive: true });
   fs.writeFileSync(
@@ -311,6 +350,7 @@ export async function runEngineBench(argv: string[]): Promise<void> {
         machine: { cpus: os.cpus().length, loadavg: os.loadavg(), node: process.version },
         options: opts,
         lifecycles: all,
+        failures,
       },
       null,
       2,

@@ -40,21 +40,47 @@ function pathWithoutNode() {
   return dir;
 }
 
+/** The suites of declared providers used by programs of every language (Python, TypeScript under Node and Bun, Go). */
+const DECLARED_SUITES = [
+  "dist/test/e2e/declared-node-provider.test.js",
+  "dist/test/e2e/declared-python-provider.test.js",
+  "dist/test/e2e/go-declared.test.js",
+  "dist/test/e2e/bun-declared.test.js",
+];
+const MOCHA = [path.join(ROOT, "node_modules/mocha/bin/mocha.js"), "--no-config", "--reporter", "test/reporter.cjs", "--timeout", "60000", "--exit"];
+
 if (!process.argv[2]) execFileSync(process.execPath, [path.join(ROOT, "scripts/dist.mjs")], { cwd: ROOT, stdio: "inherit" });
 process.stderr.write(`test-installed: the suites again, against ${path.relative(ROOT, dir)}, with no node on PATH\n`);
 execFileSync(
   process.execPath,
   [
-    path.join(ROOT, "node_modules/mocha/bin/mocha.js"),
-    // .mocharc.json's spec is the whole suite; these options are its others.
-    ...["--no-config", "--reporter", "test/reporter.cjs", "--timeout", "60000", "--exit"],
+    // .mocharc.json's spec is the whole suite; MOCHA has its other options.
+    ...MOCHA,
     ...["dist/test/differential/*.test.js", "dist/test/node-bad-input.test.js", "dist/test/python-faults.test.js"],
     // Under the real engine: import and repair load the project's code (TypeScript too) from the executable.
     "dist/test/e2e/node-references.test.js",
-    // A Python program using a declared Node provider: served by the executable where no node is installed.
-    "dist/test/e2e/declared-node-provider.test.js",
+    // Declared providers for programs of every language, served by the executable where no node is installed.
+    ...DECLARED_SUITES,
+    // 1,000 declared Python resources in one program, through the executable.
+    "dist/test/e2e/declared-scale.test.js",
     // The executable's own Python launcher: its worker taken by the host (its files extracted by the runs above).
     "dist/test/python-launcher.test.js",
   ],
   { cwd: ROOT, stdio: "inherit", env: { ...process.env, PATH: pathWithoutNode(), PULUMI_DYNAMIC_HOST_UNDER_TEST: dir } },
 );
+
+// The npm package as the README installs it (`npm i -g` of the packed tarball, here into a prefix of
+// its own): the declared-provider suites against its bin, with the machine's node.
+if (!process.argv[2]) {
+  const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "pdh-npm-global-")));
+  process.once("exit", () => fs.rmSync(scratch, { recursive: true, force: true }));
+  const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))[0];
+  const prefix = path.join(scratch, "prefix");
+  execFileSync("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", path.join(scratch, packed.filename)], { stdio: ["ignore", "inherit", "inherit"] });
+  process.stderr.write(`test-installed: the declared-provider suites against npm i -g of ${packed.filename}\n`);
+  execFileSync(process.execPath, [...MOCHA, ...DECLARED_SUITES], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: { ...process.env, PULUMI_DYNAMIC_HOST_UNDER_TEST: path.join(prefix, "bin") },
+  });
+}

@@ -1,5 +1,5 @@
 // The real-engine benchmark keeps working: `node dist/bench/run.js --engine`
-// with one trivial resource and one round drives the real engine through every
+// with one trivial resource (serialized, and declared in Pulumi.yaml) and one round drives the real engine through every
 // step for both languages, with our plugins, the reference plugins and the
 // floor program, and writes a lifecycle for each. The benchmark itself refuses
 // to give a number for a lifecycle served by the wrong plugin or whose steps
@@ -22,7 +22,7 @@ describe("bench --engine (smoke: N = 1, one round)", function () {
   before(async function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-engine-smoke-"));
     const out = path.join(dir, "engine.json");
-    const run = await runBench(["--engine", "--n", "1", "--providers", "trivial", "--rounds", "1", "--out", out]);
+    const run = await runBench(["--engine", "--n", "1", "--providers", "trivial,declared", "--rounds", "1", "--out", out]);
     stdout = run.stdout;
     expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
     doc = JSON.parse(fs.readFileSync(out, "utf8"));
@@ -32,11 +32,21 @@ describe("bench --engine (smoke: N = 1, one round)", function () {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("runs the floor, ours and the reference for both languages, every step timed", function () {
+  it("runs the floor, ours and the reference for both languages, and ours alone for the declared type, every step timed", function () {
     const seen = doc.lifecycles.map((l: any) => `${l.language}/${l.kind}/${l.provider}/${l.n}`).sort();
     expect(seen).to.deep.equal(
-      ["nodejs/floor/none/0", "nodejs/ours/trivial/1", "nodejs/reference/trivial/1", "python/floor/none/0", "python/ours/trivial/1", "python/reference/trivial/1"].sort(),
+      [
+        "nodejs/floor/none/0",
+        "nodejs/ours/trivial/1",
+        "nodejs/reference/trivial/1",
+        "nodejs/ours/declared/1",
+        "python/floor/none/0",
+        "python/ours/trivial/1",
+        "python/reference/trivial/1",
+        "python/ours/declared/1",
+      ].sort(),
     );
+    expect(doc.failures).to.deep.equal([]);
     for (const l of doc.lifecycles) {
       expect(Object.keys(l.seconds)).to.deep.equal([...STEPS]);
       for (const s of STEPS) expect(l.seconds[s], `${l.language} ${l.kind} ${s}`).to.be.a("number").and.above(0);
@@ -46,6 +56,7 @@ describe("bench --engine (smoke: N = 1, one round)", function () {
   it("prints a table per language with the ratio column", function () {
     expect(stdout).to.include("### nodejs, trivial provider, N = 1");
     expect(stdout).to.include("### python, trivial provider, N = 1");
+    expect(stdout).to.include("### python, declared provider (reference: the trivial provider serialized), N = 1");
     expect(stdout).to.match(/\| up-create \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ \|/);
   });
 });

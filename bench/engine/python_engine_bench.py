@@ -11,11 +11,15 @@ process that serializes a few hundred providers (here, N = 100 through
 preview, up and up again) dies of RecursionError in the program, whichever
 plugin serves it.
 
+The "declared" provider is bench_declared.Trivial, declared in the project's
+Pulumi.yaml: the program registers its type with plain inputs (a
+CustomResource), so nothing is pickled, at any N.
+
 usage: python python_engine_bench.py '<settings JSON>'
 settings: {"root": <dir holding bin/pulumi>, "backend": <state dir>, "home": <PULUMI_HOME>,
            "env": {<every CLI run's environment>}, "venv": <the plugin's virtualenv>,
            "work_dir": <program directory>, "stack": <stack name>, "n": <resources>,
-           "provider": "trivial" | "waiting" | "none", "steps": [<step names>],
+           "provider": "trivial" | "waiting" | "declared" | "none", "steps": [<step names>],
            "generation": <the inputs' generation: 1, then 2 from up-update on>,
            "remove": <remove the stack after the steps>}
 Prints one JSON object: {"seconds": {<step>: s}, "ran_by": <what the provider reported>, "changes": {<step>: {...}}}.
@@ -26,10 +30,12 @@ import os
 import sys
 import time
 
+import pulumi
 from pulumi import automation as auto
 from pulumi.dynamic import CreateResult, ReadResult, Resource, ResourceProvider, UpdateResult
 
 PROJECT = "bench-engine-python"
+DECLARED_TYPE = "pulumi-python:dynamic:BenchTrivial"
 
 
 def ran_by():
@@ -75,9 +81,14 @@ class Thing(Resource):
 def main():
     settings = json.loads(sys.argv[1])
     state = {"generation": settings.get("generation", 1)}
-    provider = {"trivial": Trivial, "waiting": Waiting, "none": None}[settings["provider"]]
+    declared = settings["provider"] == "declared"
+    provider = {"trivial": Trivial, "waiting": Waiting, "declared": None, "none": None}[settings["provider"]]
 
     def program():
+        if declared:
+            for i in range(settings["n"]):
+                pulumi.CustomResource(DECLARED_TYPE, f"r{i}", {"name": f"r{i}", "generation": state["generation"], "ranBy": None})
+            return
         if provider is None:
             return
         for i in range(settings["n"]):
@@ -106,6 +117,14 @@ def main():
         ),
     )
 
+    # The Automation API has written Pulumi.yaml from the settings above: the declaration goes after them.
+    project_file = os.path.join(settings["work_dir"], "Pulumi.yaml")
+    with open(project_file) as f:
+        written = f.read()
+    if "pulumi-dynamic-host:" not in written:
+        with open(project_file, "a") as f:
+            f.write(f"pulumi-dynamic-host:\n  providers:\n    {DECLARED_TYPE}: bench_declared:Trivial\n")
+
     seconds = {}
     changes = {}
     ran = None
@@ -126,7 +145,7 @@ def main():
         else:
             raise ValueError(f"unknown step {step!r}")
         seconds[step] = time.perf_counter() - t0
-        if step == "up-create" and provider is not None:
+        if step == "up-create" and (provider is not None or declared):
             # Outside the clock: which plugin served the resources.
             resources = stack.export_stack().deployment.get("resources", [])
             ran = next((r["outputs"].get("ranBy") for r in resources if r["type"].startswith("pulumi-python:")), None)
