@@ -295,6 +295,12 @@ export function formatEngineReport(all: Lifecycle[], opts: Pick<Options, "langua
   return lines.join("\n");
 }
 
+/** The line of a failed lifecycle's error that says why: its last naming an error, else its last. */
+function whyNot(e: unknown): string {
+  const lines = String(e instanceof Error ? e.message : e).split("\n").map((l) => l.trim()).filter((l) => l && !/^(stdout|stderr|code):/.test(l));
+  return [...lines].reverse().find((l) => /\b\w*(Error|Exception)\b/.test(l)) ?? lines.pop() ?? "";
+}
+
 /** The lifecycles that could not run, one line each, under the table. */
 export function formatFailures(failures: string[]): string {
   return failures.length ? ["", "Could not run:", ...failures.map((f) => `- ${f}`)].join("\n") : "";
@@ -323,7 +329,7 @@ export async function runEngineBench(argv: string[]): Promise<void> {
               try {
                 l = await lifecycle(sb, language, kind, provider, n, round);
               } catch (e) {
-                const why = String((e as Error).message).trim().split("\n").filter(Boolean).pop() ?? "";
+                const why = whyNot(e);
                 failures.push(`round ${round}: ${language} ${kind} ${provider} n=${n}: ${why.slice(0, 300)}`);
                 progress(`round ${round}: ${language} ${kind} ${provider} n=${n}: could not run: ${why.slice(0, 300)}`);
                 continue;

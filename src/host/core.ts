@@ -67,11 +67,9 @@ export interface CoreOptions {
 /** The operations that run the project's code instead of the state's when a type's declaration asks (latestCode). */
 const LATEST_CODE_OPERATIONS: ReadonlySet<Operation> = new Set(["Read", "Update", "Delete", "Diff"]);
 
-/** A call's provider, and the declaration that serves a request carrying no `__provider`. */
+/** A call's provider: the request's serialized text, or the type's declaration. */
 interface Sourced {
   source: ProviderSource;
-  /** Set when the request carried no `__provider`: the type is served by its declaration alone. */
-  declared?: ProviderReference;
 }
 
 export class DynamicCore {
@@ -79,6 +77,8 @@ export class DynamicCore {
   private readonly engineLog: EngineLog;
   private readonly outputs: CallOutputs;
   private references?: Promise<ProviderReferences>;
+  /** The declared types whose requests without `__provider` have been said to run their declaration. */
+  private readonly saidDeclared = new Set<string>();
 
   constructor(
     readonly mode: Mode,
@@ -264,13 +264,18 @@ export class DynamicCore {
     if (what === "missing") {
       const reference = await this.declared(call, req);
       if (reference) {
-        this.engineLog.log(
-          "debug",
-          call.urn,
-          `${call.operation}: the request carries no ${PROVIDER_KEY}${importing ? " (an import)" : ""}; ` +
-            `running ${reference.reference}, declared for ${reference.typeToken} in ${reference.declaredIn}`,
-        );
-        return { source: { reference }, declared: reference };
+        // Said for every import, and once per type otherwise: a program of another language sends no
+        // __provider in any request, and a debug line per request would cost the engine a message each.
+        if (importing || !this.saidDeclared.has(reference.typeToken)) {
+          this.saidDeclared.add(reference.typeToken);
+          this.engineLog.log(
+            "debug",
+            call.urn,
+            `${call.operation}: the request carries no ${PROVIDER_KEY}${importing ? " (an import)" : ""}; ` +
+              `running ${reference.reference}, declared for ${reference.typeToken} in ${reference.declaredIn}`,
+          );
+        }
+        return { source: { reference } };
       }
     }
     const problem = what === "missing" ? "has no" : `has ${what} as its`;

@@ -312,10 +312,12 @@ describe("provider references: import and latestCode in the core", function () {
 describe("declared types served by their declaration alone: requests with no __provider", function () {
   let dir: string;
   let rt: Recorder;
+  let log: Messages;
   const core = (yaml = DECLARED) => {
     dir = project(yaml);
     rt = new Recorder();
-    return new DynamicCore(NODEJS, rt, { cwd: dir, engineLog: new Messages() });
+    log = new Messages();
+    return new DynamicCore(NODEJS, rt, { cwd: dir, engineLog: log });
   };
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
   const ref = "ref:./providers#textFile";
@@ -336,6 +338,10 @@ describe("declared types served by their declaration alone: requests with no __p
       expect(structToJs(bag)).to.not.have.property("__provider");
     }
     expect(structToJs(read.properties)).to.deep.equal({ content: "hello", size: 5 });
+    // Which code ran is said once for the type, not in every request.
+    expect(log.sent.map((m) => m.message)).to.deep.equal([
+      `Check: the request carries no __provider; running ./providers#textFile, declared for ${TYPE} in ${dir}/Pulumi.yaml`,
+    ]);
   });
 
   it("an update by a provider without update keeps the old outputs, less a __provider the state held from serialized code", async function () {
