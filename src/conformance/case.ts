@@ -60,8 +60,12 @@ export interface LaunchedPlugin {
   /** Lines written to stdout after the port line. */
   readonly userStdout: string[];
   readonly stderr: string;
-  /** As the engine stops a plugin: closes the connection, SIGINT to its process group, SIGKILL 5 s later. */
-  stop(): Promise<{ code: number | null; signal: string | null }>;
+  /**
+   * As the engine stops a plugin: closes the connection, SIGINT to its process
+   * group, SIGKILL 5 s later (or `graceMs` later, for a case that judges what a
+   * plugin does with SIGINT rather than how soon).
+   */
+  stop(graceMs?: number): Promise<{ code: number | null; signal: string | null }>;
   /** Resolves when the process exits. */
   readonly exited: Promise<{ code: number | null; signal: string | null }>;
   /** The exit code once it exited, else null. */

@@ -202,12 +202,16 @@ export class PluginProcess implements LaunchedPlugin {
     for (const w of [...this.waiters]) w();
   }
 
-  /** As the engine: close the connection, SIGINT the group, SIGKILL it 5 s later. */
-  async stop(): Promise<Exit> {
+  /**
+   * As the engine: close the connection, SIGINT the group, SIGKILL it 5 s
+   * later (`graceMs`: later still, for a case that judges what the process
+   * does with SIGINT rather than how soon).
+   */
+  async stop(graceMs = 5000): Promise<Exit> {
     this.clientInstance?.close();
     if (this.child.exitCode === null && this.child.signalCode === null && this.child.pid !== undefined) {
       signalGroup(this.child.pid, "SIGINT");
-      const timer = setTimeout(() => signalGroup(this.child.pid!, "SIGKILL"), 5000);
+      const timer = setTimeout(() => signalGroup(this.child.pid!, "SIGKILL"), graceMs);
       const exit = await this.exited;
       clearTimeout(timer);
       return exit;

@@ -142,7 +142,9 @@ const startup: Case[] = [
       const minimal = await ctx.payload("minimal");
       const p = await ctx.launch({ env: BASE_ENV });
       const outcome = await p.client.create({ urn: ctx.urn("r1"), properties: { __provider: minimal, a: 1 } });
-      const exit = await p.stop();
+      // What each does with SIGINT, not how soon: the reference's exit has taken over the engine's 5 s on a
+      // loaded machine (twice in CI runs), which the SIGKILL then hid.
+      const exit = await p.stop(20_000);
       return { minimal, outcome, exit, stdoutLines: p.stdout.length, stderr: p.stderr };
     },
     compare: (r) => ({ outcome: r.outcome, exit: r.exit, stdoutLines: r.stdoutLines, stderr: r.stderr }),
