@@ -7,9 +7,12 @@ request the host asks to capture (params "logs") gets a RequestOutput in that
 context; then, from any code running in it:
 
 - sys.stdout / sys.stderr writes (print included) are sent line by line as
-  $/log notifications: info, or the level of the `logging` record being
-  emitted when a handler writes it (DEBUG debug, INFO info, WARNING warning,
-  ERROR and CRITICAL error);
+  $/log notifications: info, or, when a `logging` handler writes a record,
+  the severity of its level (DEBUG debug, INFO info, WARNING warning, ERROR
+  and CRITICAL info: an error under a resource makes the CLI show it failed,
+  and only pulumi.log.error and a raised exception mean that). Where the
+  level travels as the severity, the `LEVEL:logger:` prefix of logging's
+  default format is dropped (the logger's name kept unless it is root);
 - pulumi.log.debug/info/warn/error are sent at their own severity (the SDK's
   functions print "info: …" to stderr when no engine is configured, and drop
   debug messages);
@@ -27,20 +30,41 @@ import sys
 import threading
 
 _CURRENT = contextvars.ContextVar("pulumi_dynamic_host_output", default=None)
-# The level of the logging record whose handlers are running, on this thread.
-_LOG_LEVEL = contextvars.ContextVar("pulumi_dynamic_host_log_level", default=None)
+# The logging record whose handlers are running, on this thread.
+_LOG_RECORD = contextvars.ContextVar("pulumi_dynamic_host_log_record", default=None)
 
 
-def _severity_of_level(level):
-    if level is None or level < logging.DEBUG:
-        return "info" if level is None else "debug"
+def severity_of_level(level):
+    """The severity a `logging` record's line is sent at; None: not written by a handler (info).
+
+    Errors are info: the program's own logging is its prints, and an error
+    under a resource makes the CLI show the resource failed though its step
+    succeeded. pulumi.log.error and an exception are what fail a resource.
+    """
+    if level is None:
+        return "info"
     if level < logging.INFO:
         return "debug"
     if level < logging.WARNING:
         return "info"
     if level < logging.ERROR:
         return "warning"
-    return "error"
+    return "info"
+
+
+def without_level_prefix(record, text):
+    """`text` a handler writes for `record`, less the `LEVEL:logger:` prefix of
+    logging's default format (basicConfig, logging.warning & co.) when the
+    level travels as the line's severity: "WARNING:root:x" is sent as a
+    warning "x", "WARNING:boto:x" as "boto: x". An ERROR line, sent as info,
+    keeps its prefix: the text is then the only place its level shows."""
+    if record is None or record.levelno >= logging.ERROR:
+        return text
+    prefix = f"{record.levelname}:{record.name}:"
+    if not text.startswith(prefix):
+        return text
+    rest = text[len(prefix):]
+    return rest if record.name == "root" else f"{record.name}: {rest}"
 
 
 class RequestOutput:
@@ -92,7 +116,9 @@ class _CapturingStream:
             return self._stream.write(text)
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        output.write(self._name, _severity_of_level(_LOG_LEVEL.get()), text)
+        record = _LOG_RECORD.get()
+        level = None if record is None else record.levelno
+        output.write(self._name, severity_of_level(level), without_level_prefix(record, text))
         return len(text)
 
     def writelines(self, lines):
@@ -131,11 +157,11 @@ def install():
     call_handlers = logging.Logger.callHandlers
 
     def callHandlers(self, record):  # noqa: N802 - logging's own name
-        token = _LOG_LEVEL.set(record.levelno)
+        token = _LOG_RECORD.set(record)
         try:
             return call_handlers(self, record)
         finally:
-            _LOG_LEVEL.reset(token)
+            _LOG_RECORD.reset(token)
 
     logging.Logger.callHandlers = callHandlers
 

@@ -13,10 +13,12 @@
 //   the streams themselves (a logger, `debug`) or kept a console method bound
 //   before the patch.
 // - console.log/info/debug/warn/error: set the severity of what they write
-//   (info, info, debug, warning, error); other console methods write through
-//   these or straight to a stream (console.dir: info; console.trace and
-//   console.assert: through error and warn). The lines the SDK's pulumi.log
-//   prints through them (`info: [runtime] …`) go at their own level, unprefixed.
+//   (info, info, debug, warning, info: `consoleSeverity`); other console
+//   methods write through these or straight to a stream (console.dir: info;
+//   console.trace and console.assert: through error and warn). The lines the
+//   SDK's pulumi.log prints through them (`info: [runtime] …`) go at their own
+//   level, unprefixed: pulumi.log.error is the one way of printing that is
+//   an error (docs/provider-output.md, "Severities").
 //
 // Not attributed, and left on the plugin's stdout/stderr as before: writes to
 // the file descriptors themselves (fs.writeSync(1, …)), child processes'
@@ -30,7 +32,7 @@ import type { Severity } from "../host/engine-log.js";
 const context = new AsyncLocalStorage<CallOutput>();
 
 /** The severity of what a console method is writing; undefined: a raw write (info). */
-let consoleSeverity: Severity | undefined;
+let writingAt: Severity | undefined;
 
 let installed = false;
 
@@ -46,13 +48,37 @@ const SDK_LOG_PREFIXES: [string, Severity][] = [
   ["error: [runtime] ", "error"],
 ];
 
+/**
+ * The severity each console method's lines are sent at. An error of the
+ * engine's Log under a resource makes the CLI show the resource as failed
+ * ("creating failed", "1 errored") though its step succeeded, so a program's
+ * own stderr (console.error, console.trace, process.stderr.write) is info,
+ * as the engine shows a plugin's stderr (info#err, which Log cannot carry);
+ * a warning fails nothing, so console.warn keeps its meaning. Only
+ * pulumi.log.error and a thrown error mark the resource errored.
+ */
 const CONSOLE_SEVERITIES: [keyof Console, Severity][] = [
   ["log", "info"],
   ["info", "info"],
   ["debug", "debug"],
   ["warn", "warning"],
-  ["error", "error"],
+  ["error", "info"],
 ];
+
+/**
+ * The severity and the arguments of a console method's line inside a call:
+ * the method's own severity, or for a line the SDK's pulumi.log printed
+ * through it (`error: [runtime] …`), that level and the text without the prefix.
+ */
+export function consoleSeverity(method: string, args: readonly unknown[]): { severity: Severity; args: readonly unknown[] } {
+  const own = CONSOLE_SEVERITIES.find(([name]) => name === method)?.[1] ?? "info";
+  const first = args[0];
+  if (typeof first === "string" && first.includes(": [runtime] ")) {
+    const sdk = SDK_LOG_PREFIXES.find(([prefix]) => first.startsWith(prefix));
+    if (sdk) return { severity: sdk[1], args: [first.slice(sdk[0].length), ...args.slice(1)] };
+  }
+  return { severity: own, args };
+}
 
 /** Installs the patches (once per process). */
 export function installConsoleCapture(): void {
@@ -63,20 +89,17 @@ export function installConsoleCapture(): void {
   for (const [name, severity] of CONSOLE_SEVERITIES) {
     const original = console[name] as (...args: unknown[]) => void;
     (console as unknown as Record<string, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
-      const outer = consoleSeverity;
-      consoleSeverity = severity;
-      const first = args[0];
-      if (typeof first === "string" && first.includes(": [runtime] ") && context.getStore()) {
-        const sdk = SDK_LOG_PREFIXES.find(([prefix]) => first.startsWith(prefix));
-        if (sdk) {
-          consoleSeverity = sdk[1];
-          args = [first.slice(sdk[0].length), ...args.slice(1)];
-        }
+      const outer = writingAt;
+      writingAt = severity;
+      if (context.getStore()) {
+        const line = consoleSeverity(name, args);
+        writingAt = line.severity;
+        args = [...line.args];
       }
       try {
         return original.apply(this, args);
       } finally {
-        consoleSeverity = outer;
+        writingAt = outer;
       }
     };
   }
@@ -96,7 +119,7 @@ function patchStream(stream: NodeJS.WriteStream, name: OutputStream): void {
     if (!output) return original.call(this, chunk, encoding, callback);
     const done = typeof encoding === "function" ? encoding : callback;
     const text = typeof chunk === "string" && !isOtherEncoding(encoding) ? chunk : Buffer.from(chunk as string, encoding as BufferEncoding).toString("utf8");
-    const severity = consoleSeverity ?? "info";
+    const severity = writingAt ?? "info";
     // Outside the call's context: what the output does to send it (a gRPC call, a fallback write) is the host's, not the call's.
     context.exit(() => output.write(name, severity, text));
     if (typeof done === "function") process.nextTick(done as () => void);

@@ -4,6 +4,12 @@
 // severity, message). Beside it, the same programs through Pulumi's own
 // plugins, whose output the engine shows as anonymous lines under the stack:
 // the deliberate difference docs/parity.md records.
+//
+// Severities (docs/provider-output.md, "Severities"): an error under a
+// resource makes the CLI show it failed ("creating failed", "1 errored")
+// though its step succeeded, so nothing but pulumi.log.error (and a thrown
+// error) may arrive as one; the display's own words are read in the
+// operation's stdout.
 import { expect } from "chai";
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -86,6 +92,27 @@ async function nodeStack(sb: Sandbox, root: string, stackName: string, program: 
   );
 }
 
+/**
+ * A successful operation that printed in every way but pulumi.log.error: no error diagnostic at all, and
+ * the display shows no resource failed and counts none errored.
+ */
+function expectNothingErrored(diagnostics: { urn?: string; severity: string; message: string }[], stdout: string) {
+  expect(diagnostics.filter((d) => d.severity === "error"), "error diagnostics").to.deep.equal([]);
+  expect(stdout, "the display").to.not.match(/failed|errored/);
+  expect(stdout, "the display").to.match(/levels\s+created/);
+}
+
+/** pulumi.log.error in a create that succeeds: an error under the resource, which the display shows failed and counts errored. */
+function expectExplicitError(diagnostics: { urn?: string; severity: string; message: string }[], stdout: string, before: string) {
+  const lines = under(shown(diagnostics), "explicit-error");
+  expect(lines).to.deep.equal([
+    { under: "explicit-error", severity: "info", line: before },
+    { under: "explicit-error", severity: "error", line: "pulumi.log error" },
+  ]);
+  expect(stdout, "the display").to.match(/explicit-error\s+\**creating failed/);
+  expect(stdout, "the display").to.match(/\b1 errored\b/);
+}
+
 /** `pulumi up` of the Node logging program through the plugins under `root`; its diagnostics, lines, and the printers' outputs. */
 async function nodeUp(sb: Sandbox, root: string, stackName: string) {
   const stack = await nodeStack(sb, root, stackName, async () => {
@@ -103,7 +130,7 @@ async function nodeUp(sb: Sandbox, root: string, stackName: string) {
   const diagnostics = events.filter((e) => e.diagnosticEvent).map((e) => e.diagnosticEvent);
   const printers = (await stack.exportStack()).deployment.resources.filter((r: any) => r.urn.includes("::printer-")).map((r: any) => r.outputs);
   await stack.destroy({});
-  return { events, diagnostics, lines: shown(diagnostics), printers };
+  return { events, diagnostics, lines: shown(diagnostics), printers, stdout: result.stdout as string };
 }
 
 describe("provider output under its resource (issue 20): the real engine", function () {
@@ -129,22 +156,38 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expectPrinters(up.lines);
     });
 
-    it("console.log/info are info, warn warning, error error, debug debug; a library's console, pulumi.log at its level, a timer's callback and a partial last line too", function () {
+    it("console.log/info/error and both streams are info, warn warning, debug debug; a library's console, pulumi.log at its level, a timer's callback and a partial last line too", function () {
       expect(under(up.lines, "levels")).to.deep.equal([
         { under: "levels", severity: "info", line: "console.log line" },
         { under: "levels", severity: "info", line: "console.info line" },
         { under: "levels", severity: "warning", line: "console.warn line" },
-        { under: "levels", severity: "error", line: "console.error line" },
+        { under: "levels", severity: "info", line: "console.error line" },
         { under: "levels", severity: "debug", line: "console.debug line" },
         { under: "levels", severity: "info", line: "process.stdout.write line" },
         { under: "levels", severity: "info", line: "a library's own console line" },
         { under: "levels", severity: "info", line: "pulumi.log info" },
         { under: "levels", severity: "warning", line: "pulumi.log warn" },
-        { under: "levels", severity: "error", line: "pulumi.log error" },
+        { under: "levels", severity: "info", line: "process.stderr.write line" },
         { under: "levels", severity: "info", line: "after a timer line" },
         { under: "levels", severity: "info", line: "the secret config is [secret]" },
         { under: "levels", severity: "info", line: "partial line without newline" },
       ]);
+    });
+
+    it("what the provider printed fails nothing: no error diagnostic, no resource shown failed, none counted errored, the update succeeded", function () {
+      expectNothingErrored(up.diagnostics, up.stdout);
+    });
+
+    it("pulumi.log.error in a create that succeeds is an error under the resource: the display shows it failed, and counts it errored", async function () {
+      const stack = await nodeStack(sb, E2E_ROOT, "explicit-error", async () => {
+        new pulumi.dynamic.Resource(printing.explicitError, "explicit-error", {});
+      });
+      const events: any[] = [];
+      const result = await stack.up({ onEvent: (e: any) => events.push(e) });
+      await stack.destroy({});
+      expect(result.summary.result).to.equal("succeeded");
+      expect(result.summary.resourceChanges).to.deep.equal({ create: 2 });
+      expectExplicitError(events.filter((e) => e.diagnosticEvent).map((e) => e.diagnosticEvent), result.stdout, "console.error before the explicit error");
     });
 
     it("a raw write to fd 1 and a child process cannot be attributed: under the stack, as before, once", function () {
@@ -236,20 +279,36 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expectPrinters(lines);
     });
 
-    it("print and sys.stdout/stderr are info, logging and pulumi.log at their levels; a partial last line too", function () {
+    it("print and sys.stdout/stderr are info, logging's warning a warning (no level prefix), its error and critical info (prefix kept), pulumi.log at its level; a partial last line too", function () {
       expect(under(lines, "levels")).to.deep.equal([
         { under: "levels", severity: "info", line: "print line" },
         { under: "levels", severity: "info", line: "sys.stdout line" },
         { under: "levels", severity: "info", line: "sys.stderr line" },
+        { under: "levels", severity: "info", line: "print to stderr line" },
         { under: "levels", severity: "warning", line: "logging warning" },
-        { under: "levels", severity: "error", line: "logging error" },
+        { under: "levels", severity: "info", line: "logging error" },
+        { under: "levels", severity: "warning", line: "root logging warning" },
+        { under: "levels", severity: "info", line: "ERROR:root:root logging error" },
+        { under: "levels", severity: "info", line: "CRITICAL:root:root logging critical" },
         { under: "levels", severity: "debug", line: "pulumi.log debug" },
         { under: "levels", severity: "info", line: "pulumi.log info" },
         { under: "levels", severity: "warning", line: "pulumi.log warn" },
-        { under: "levels", severity: "error", line: "pulumi.log error" },
         { under: "levels", severity: "info", line: "the secret config is [secret]" },
         { under: "levels", severity: "info", line: "partial line without newline" },
       ]);
+    });
+
+    it("what the provider printed fails nothing: no error diagnostic, no resource shown failed, none counted errored, the update succeeded", function () {
+      expect(ops.up.summary?.result).to.equal("succeeded");
+      expectNothingErrored(ops.up.events.filter((e) => e.diagnostic_event).map((e) => e.diagnostic_event), ops.up.stdout ?? "");
+    });
+
+    it("pulumi.log.error in a create that succeeds is an error under the resource: the display shows it failed, and counts it errored", async function () {
+      const { up } = await drive(sb, "explicit_error", "runtime-options", { driver: "logs.py" });
+      expect(up.error).to.equal(undefined);
+      expect(up.summary?.result).to.equal("succeeded");
+      expect(up.resources["explicit-error"], "created").to.not.equal(undefined);
+      expectExplicitError(up.events.filter((e) => e.diagnostic_event).map((e) => e.diagnostic_event), up.stdout ?? "", "stderr before the explicit error");
     });
 
     it("a raw os.write to fd 1, a child process and a thread the provider starts cannot be attributed: under the stack, as before, once", function () {

@@ -16,6 +16,8 @@ export interface Step {
   events: Record<string, any>[];
   summary?: Record<string, any>;
   error?: { type: string; message: string };
+  /** What the CLI displayed, for an operation whose result carries it (up, preview). */
+  stdout?: string;
   /** The dynamic resources of `stack export` after the operation, by name. */
   resources: Record<string, any>;
   /** A step that ran the CLI itself (`pulumi import`): its arguments, exit code and output; it has no events. */

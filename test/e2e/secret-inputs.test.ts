@@ -183,7 +183,8 @@ describe("end to end: secret resource inputs a provider prints or quotes in an e
         ["info", "token is [secret]"],
         ["info", "nested key is [secret]"],
         ["warning", "pin is [secret]"],
-        ["error", "list holds [secret]"],
+        // console.error is info: an error would show the resource failed (docs/provider-output.md, "Severities").
+        ["info", "list holds [secret]"],
         ["debug", "in a sentence: the-[secret]-suffix"],
         // A boolean is not redacted (one bit; "true" everywhere would garble text); the plain value is shown.
         ["info", "flag is true, a plain value is visible"],

@@ -18,7 +18,10 @@ const printer = {
   },
 };
 
-/** Every way a Node provider writes: each must reach the engine once, at its severity. */
+/**
+ * Every way a Node provider writes but pulumi.log.error: each must reach the engine once, at its
+ * severity, and none may make the resource look failed.
+ */
 const levels = {
   async configure(req) {
     this.secret = req.config.require("secret");
@@ -34,7 +37,7 @@ const levels = {
     new console.Console(process.stdout, process.stderr).log("a library's own console line");
     pulumi.log.info("pulumi.log info");
     pulumi.log.warn("pulumi.log warn");
-    pulumi.log.error("pulumi.log error");
+    process.stderr.write("process.stderr.write line\n");
     // Printed from a callback the call started, after an await.
     await new Promise((resolve) => setTimeout(() => resolve(console.log("after a timer line")), 1));
     console.log(`the secret config is ${this.secret}`);
@@ -42,6 +45,15 @@ const levels = {
     childProcess.execFileSync("echo", ["child process line"], { stdio: ["ignore", "inherit", "inherit"] });
     process.stdout.write("partial line without newline");
     return { id: "levels", outs: {} };
+  },
+};
+
+/** Succeeds, but says through pulumi.log.error that something is wrong: the one print that is an error. */
+const explicitError = {
+  async create() {
+    console.error("console.error before the explicit error");
+    pulumi.log.error("pulumi.log error");
+    return { id: "explicit-error", outs: {} };
   },
 };
 
@@ -62,4 +74,4 @@ const checkThrows = {
   },
 };
 
-module.exports = { printer, levels, throws, checkThrows };
+module.exports = { printer, levels, explicitError, throws, checkThrows };

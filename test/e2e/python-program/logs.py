@@ -34,7 +34,8 @@ class Printer(ResourceProvider):
 
 
 class Levels(ResourceProvider):
-    """Every way a Python provider writes: each must reach the engine once, at its severity."""
+    """Every way a Python provider writes but pulumi.log.error: each must reach the engine once, at
+    its severity, and none may make the resource look failed."""
 
     def configure(self, req):
         self.secret = req.config.require("secret")
@@ -43,13 +44,17 @@ class Levels(ResourceProvider):
         print("print line")
         sys.stdout.write("sys.stdout line\n")
         sys.stderr.write("sys.stderr line\n")
+        print("print to stderr line", file=sys.stderr)
         log = logging.getLogger("levels-provider")
         log.warning("logging warning")
         log.error("logging error")
+        # The module's functions configure the root logger (basicConfig: "LEVEL:logger:message" on stderr).
+        logging.warning("root logging warning")
+        logging.error("root logging error")
+        logging.critical("root logging critical")
         pulumi.log.debug("pulumi.log debug")
         pulumi.log.info("pulumi.log info")
         pulumi.log.warn("pulumi.log warn")
-        pulumi.log.error("pulumi.log error")
         print(f"the secret config is {self.secret}")
         os.write(1, b"raw fd 1 line\n")
         subprocess.run(["echo", "child process line"], check=True)
@@ -58,6 +63,15 @@ class Levels(ResourceProvider):
         thread.join()
         sys.stdout.write("partial line without newline")
         return CreateResult("levels", {})
+
+
+class ExplicitError(ResourceProvider):
+    """Succeeds, but says through pulumi.log.error that something is wrong: the one print that is an error."""
+
+    def create(self, props):
+        print("stderr before the explicit error", file=sys.stderr)
+        pulumi.log.error("pulumi.log error")
+        return CreateResult("explicit-error", {})
 
 
 class Raises(ResourceProvider):
@@ -94,6 +108,14 @@ def logs(settings):
     return [program.step(stack, "up", stack.up, parallel=CONCURRENT + 4), program.step(stack, "destroy", stack.destroy)]
 
 
+def explicit_error(settings):
+    def prog():
+        program.Dyn(ExplicitError(), "explicit-error", {})
+
+    stack = program.make_stack(settings, "explicit-error", prog)
+    return [program.step(stack, "up", stack.up), program.step(stack, "destroy", stack.destroy)]
+
+
 def raises(settings):
     def prog():
         program.Dyn(Raises(), "raises", {"present": 1})
@@ -106,7 +128,7 @@ def raises(settings):
 
 
 program.SCENARIOS.clear()
-program.SCENARIOS.update({"logs": logs, "raises": raises})
+program.SCENARIOS.update({"logs": logs, "explicit_error": explicit_error, "raises": raises})
 
 if __name__ == "__main__":
     program.main()

@@ -348,6 +348,9 @@ def step(stack, name, operation, **kwargs):
         result = operation(on_event=lambda e: events.append(plain(e)), **kwargs)
         summary = getattr(result, "summary", None)
         record["summary"] = plain(summary) if summary is not None else {"resource_changes": plain(result.change_summary)}
+        # What the CLI displayed (an up's or a preview's): "failed" and "errored" are read there.
+        if isinstance(getattr(result, "stdout", None), str):
+            record["stdout"] = result.stdout
     except Exception as e:  # noqa: BLE001 - recorded for the test to assert on
         record["error"] = {"type": type(e).__name__, "message": str(e)}
     record["events"] = events
