@@ -2,7 +2,9 @@
 // will launch for the program in DIR and with which Node and Python, and,
 // given a stack export, whether each dynamic resource's provider can be loaded
 // there. Runs no provider code (see python-probe.ts for what the Python check
-// imports). One line per finding, `ok:`, `note:` or `problem:`, then a summary.
+// imports; a Node reference's export is read from the module's source,
+// module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
+// a summary; the exit status is 1 when any line is a problem.
 import fs from "node:fs";
 import { hostVersion } from "../host/plugin-info.js";
 import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
