@@ -2,7 +2,9 @@
 // will launch for the program in DIR and with which Node and Python, and,
 // given a stack export, whether each dynamic resource's provider can be loaded
 // there. Runs no provider code (see python-probe.ts for what the Python check
-// imports). One line per finding, `ok:`, `note:` or `problem:`, then a summary.
+// imports; a Node reference's export is read from the module's source,
+// module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
+// a summary; the exit status is 1 when any line is a problem.
 import fs from "node:fs";
 import { hostVersion } from "../host/plugin-info.js";
 import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
@@ -10,14 +12,15 @@ import { readProjectPython } from "../python-bridge/project-python.js";
 import { SECTION } from "../host/provider-references.js";
 import type { Interpreter } from "../python-bridge/interpreter.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
-import { isOurLauncher, ourPlugins, sameContent } from "./install.js";
-import { nodeRuntime, pulumiSdk } from "./node-environment.js";
+import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "./install.js";
+import { nodeRuntime, pulumiSdk, type NodeRuntime } from "./node-environment.js";
+import { satisfiesEngines } from "./node-engines.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
 import { probePython, versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
-import { checkNodeReferences, checkPythonReferences, pythonReferenceQuestions, readDeclarations } from "./reference-checks.js";
+import { checkNodeReference, checkNodeReferences, checkPythonReferences, helperLabel, NODE_HELPER_ORIGIN, pythonReferenceQuestions, readDeclarations, type PythonReference } from "./reference-checks.js";
 import { analyzeResources, checkResource, needsOtherPython, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
 import { InterpreterSearch, type Search } from "../python-bridge/interpreter-search.js";
-import { readStackExport, type Analysis, type DynamicResource, type Language } from "./stack-export.js";
+import { encryptedAdvice, readStackExport, type Analysis, type DynamicResource, type Language } from "./stack-export.js";
 
 const USAGE = `usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [DIR]
   Which plugins the engine launches for the program in DIR (default: the current directory), the
@@ -81,7 +84,14 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
     counts[kind]++;
     out(`${kind}: ${line}`);
   };
-  f("ok", `program directory: ${launch.cwd}${launch.projectRoot ? ` (project ${launch.project ?? "without a name"} in ${launch.projectRoot})` : " (no Pulumi.yaml at or above it)"}`);
+  if (launch.projectRoot) f("ok", `program directory: ${launch.cwd} (project ${launch.project ?? "without a name"} in ${launch.projectRoot})`);
+  else {
+    f(
+      "note",
+      `program directory: ${launch.cwd}: no Pulumi.yaml at or above it, so this is not a Pulumi project: the engine starts the plugins in a project's directory, ` +
+        `and its Pulumi.yaml (runtime, plugins.providers, the ${SECTION} section) is not checked here; run doctor in the project's directory or give it as DIR`,
+    );
+  }
   // Without an export, what the project's runtime needs is a problem (and Python, for a project declaring Python
   // providers); with one, a blocked resource is, named by its URN.
   let declaresPython = false;
@@ -106,13 +116,22 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   const sdk = pulumiSdk(launch.cwd);
   if (sdk) f("ok", `@pulumi/pulumi: ${sdk.version} in ${sdk.dir} (what a provider's require("@pulumi/pulumi") loads)`);
   else f("note", `@pulumi/pulumi: does not resolve from ${launch.cwd} (only providers that require it need it)`);
+  if (sdk?.enginesNode !== undefined && node.version !== undefined) checkEngines(sdk.version, sdk.enginesNode, node, f);
 
   const declared = await readDeclarations(launch.cwd, f);
   declaresPython = declared.python.length > 0;
   checkNodeReferences(declared.nodejs, f);
   const analyses = analyzeResources(resources ?? []);
+  const held = heldReferences(analyses);
+  // Keyed "<language>\0<reference>": the helper references that cannot be loaded here.
+  const unloadable = new Set<string>();
+  for (const [reference, count] of held.nodejs) {
+    const label = helperLabel("nodejs", reference, count);
+    if (!checkNodeReference(label, { reference, projectDir: launch.projectRoot ?? launch.cwd, origin: NODE_HELPER_ORIGIN }, f)) unloadable.add(`nodejs\0${reference}`);
+  }
+  const heldPython: PythonReference[] = [...held.python].map(([reference, count]) => ({ typeToken: helperLabel("python", reference, count), reference }));
   const ask = pythonQuestions(analyses.values());
-  const forReferences = pythonReferenceQuestions(declared.python);
+  const forReferences = pythonReferenceQuestions([...declared.python, ...heldPython]);
   ask.modules.push(...forReferences.modules);
   ask.classes.push(...forReferences.classes);
   const project = await readProjectPython(launch.cwd, true);
@@ -122,16 +141,41 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   }
   const python = await checkPython(launch, resolution, ask, (why) => block(["python"], why), f);
   checkPythonReferences(declared.python, python, f);
+  for (const reference of checkPythonReferences(heldPython, python, f)) unloadable.add(`python\0${reference}`);
   const otherPythons = python?.ok && resolution.ok ? await searchOtherPythons(launch, resolution.interpreter, analyses.values(), python.probe) : undefined;
   const verdicts = { loads: 0, cannot: 0, unchecked: 0 };
-  for (const r of resources ?? []) verdicts[checkResource(r, { cwd: launch.cwd, blockers, analyses, python, otherPythons }, f)]++;
+  for (const r of resources ?? []) verdicts[checkResource(r, { cwd: launch.cwd, blockers, analyses, python, otherPythons, unloadable }, f)]++;
 
+  // Ciphertext hides what a resource's provider is: when nothing could be read, nothing was checked, and that is not a pass.
+  const encrypted = (resources ?? []).filter((r) => r.payload.state === "encrypted").length;
+  if (encrypted > 0) f(encrypted === resources!.length ? "problem" : "note", `stack export: ${encryptedAdvice(encrypted, resources!.length, "doctor --stack-export -")}`);
   const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
   const checked = resources
     ? `${plural(resources.length, "dynamic resource")}: ${verdicts.loads} can be loaded here, ${verdicts.cannot} cannot, ${verdicts.unchecked} not checked`
     : "no stack export given, so no resource was checked";
   out(`summary: ${plural(counts.problem, "problem")}, ${plural(counts.note, "note")}; ${checked}`);
   return counts.problem > 0 ? 1 : 0;
+}
+
+/** The project's @pulumi/pulumi's `engines.node` against the Node that runs the host, and so its providers. */
+function checkEngines(sdkVersion: string, range: string, node: NodeRuntime, f: Findings): void {
+  const runs = node.embedded ? `Node ${node.version}, embedded in the single executable,` : `${node.path} ${node.version}`;
+  const wants = `@pulumi/pulumi ${sdkVersion} asks for Node ${range} (its package.json engines.node)`;
+  const verdict = satisfiesEngines(node.version!, range);
+  if (verdict === "satisfied") f("ok", `node: ${wants}; ${runs} runs the host and its providers`);
+  else if (verdict === "unmet") {
+    const fix = node.embedded ? "use the npm package of this host with a newer node first on PATH" : "put a node that matches first on PATH";
+    f("note", `node: ${wants}, and ${runs} runs the host and its providers: a provider that requires @pulumi/pulumi may fail there; ${fix}`);
+  } else f("note", `node: ${wants}; whether ${node.version} matches that range could not be told`);
+}
+
+/** The references the reference helper's objects hold, by language, each with how many resources hold it. */
+function heldReferences(analyses: Map<DynamicResource, Analysis>): Record<Language, Map<string, number>> {
+  const held = { nodejs: new Map<string, number>(), python: new Map<string, number>() };
+  for (const a of analyses.values()) {
+    if (a.ok && a.reference !== undefined) held[a.language].set(a.reference, (held[a.language].get(a.reference) ?? 0) + 1);
+  }
+  return held;
 }
 
 const SOURCES = { project: "Pulumi.yaml plugins.providers", path: "$PATH", bundled: "next to pulumi", cache: "the plugin cache" };
@@ -146,9 +190,16 @@ function checkPlugin(pkg: PluginPackage, launch: PluginLaunch, env: NodeJS.Proce
   // The engine takes a project's plugin path as written, without looking: a wrong one fails every run.
   if (!isExecutable(chosen)) return `plugin ${r.binary}: ${chosen} (${SOURCES[r.chosen.source]}) is not an executable file: fix the path, or run \`pulumi-dynamic-host install --project\``;
   const where = `${chosen} (${r.candidates.filter((c) => c.path === chosen).map((c) => SOURCES[c.source]).join(", ")})`;
+  // When the plugin next to pulumi is this host (`install` ran), running install again changes nothing: the PATH order does.
+  const bundled = r.candidates.find((c) => c.source === "bundled")?.path;
+  const installed = bundled !== undefined && bundled !== chosen && isThisHost(bundled, r.binary);
   if (isThisHost(r.chosen.path, r.binary)) f("ok", `plugin ${r.binary}: ${where}, this host ${hostVersion()}`);
+  else if (installed) f("note", `plugin ${r.binary}: ${where} is not this host, so the checks below may not match what it does; this host is installed next to pulumi (${bundled}) but is not the one the engine runs`);
   else f("note", `plugin ${r.binary}: ${where} is not this host, so the checks below may not match what it does; \`pulumi-dynamic-host install\` registers this host`);
-  if (r.warning) f("note", `plugin ${r.binary}: the engine warns on every run: "${r.warning}"; \`pulumi-dynamic-host install\` puts the plugins next to pulumi instead`);
+  if (r.warning && pulumiDir !== undefined) {
+    const first = installed ? "" : " First `pulumi-dynamic-host install` puts this host next to pulumi.";
+    f("note", `plugin ${r.binary}: ${shadowAdvice(chosen, r.warning, pulumiDir)}${first}`);
+  } else if (r.warning) f("note", `plugin ${r.binary}: the engine warns on every run: "${r.warning}"`);
   return undefined;
 }
 

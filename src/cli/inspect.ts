@@ -3,7 +3,7 @@
 // without running anything (see stack-export.ts). The --json document is an
 // array of InspectedResource, one per dynamic resource in export order; its
 // fields are always present (null or [] where they do not apply).
-import { analyzePayload, ENCRYPTED, readStackExport, sharedPayloads, StackExportError, type DynamicResource, type Language } from "./stack-export.js";
+import { analyzePayload, ENCRYPTED, encryptedAdvice, readStackExport, sharedPayloads, StackExportError, type DynamicResource, type Language } from "./stack-export.js";
 
 const USAGE = `usage: pulumi-dynamic-host inspect <stack-export.json | -> [--json]
   Lists the dynamic resources of a stack export (\`pulumi stack export --show-secrets >FILE\`; - reads
@@ -31,6 +31,11 @@ export interface InspectedResource {
   /** Python: the classes and functions the pickle names by reference, "module.name" (the pickle machinery's own left out). */
   classes: string[];
   providerClass: { module: string; name: string; byValue: boolean } | null;
+  /**
+   * For the reference helper's object (providerReference() / provider_reference()): the provider it
+   * names, "<module>#<export>" or "<module>:<attribute>", which the host loads instead of the object.
+   */
+  reference: string | null;
   /** Python: the CPython versions that can have written its by-value code; null when it holds none. */
   pythonVersion: string | null;
   pickleProtocol: number | null;
@@ -80,6 +85,7 @@ export function inspectResources(resources: readonly DynamicResource[]): Inspect
       dynamicRequires: null,
       classes: [],
       providerClass: null,
+      reference: null,
       pythonVersion: null,
       pickleProtocol: null,
     };
@@ -89,12 +95,13 @@ export function inspectResources(resources: readonly DynamicResource[]): Inspect
     if (p.state === "invalid") return { ...base, status: "unreadable", problem: `its __provider is ${p.why}` };
     const a = analyzePayload(r.language, p.text);
     if (!a.ok) return { ...base, status: "unreadable", problem: a.problem };
-    if (a.language === "nodejs") return { ...base, modules: a.requires, dynamicRequires: a.dynamicRequires };
+    if (a.language === "nodejs") return { ...base, modules: a.requires, dynamicRequires: a.dynamicRequires, reference: a.reference ?? null };
     return {
       ...base,
       modules: a.modules,
       classes: a.classes,
       providerClass: a.facts.providerClass ?? null,
+      reference: a.reference ?? null,
       pythonVersion: a.facts.code?.describe ?? null,
       pickleProtocol: a.facts.protocol ?? null,
     };
@@ -110,12 +117,15 @@ function render(resources: readonly InspectedResource[], out: (line: string) => 
     if (r.status === "encrypted") out(`  payload: ${ENCRYPTED}`);
     else if (r.payloadBytes !== null) out(`  payload: ${r.payloadBytes} bytes${r.secret ? " (a secret, shown by this export)" : ""}`);
     if (r.problem !== null && r.status !== "encrypted") out(`  problem: ${r.problem}`);
+    if (r.status === "ok" && r.reference !== null) {
+      out(`  provider: ${r.reference} (by reference, passed with ${r.language === "nodejs" ? "providerReference()" : "provider_reference()"}: loaded from the project when used)`);
+    }
     if (r.status === "ok" && r.language === "nodejs") {
       out(`  requires: ${list(r.modules)}`);
       if (r.dynamicRequires) out(`  require() with a computed name: ${r.dynamicRequires}`);
     } else if (r.status === "ok") {
       const c = r.providerClass;
-      out(`  provider class: ${c ? `${c.module}.${c.name} (${c.byValue ? "by value" : "by reference: imported from its module when loaded"})` : "not recognised"}`);
+      if (r.reference === null) out(`  provider class: ${c ? `${c.module}.${c.name} (${c.byValue ? "by value" : "by reference: imported from its module when loaded"})` : "not recognised"}`);
       out(`  python: ${r.pythonVersion ?? "any (no code pickled by value)"}${r.pickleProtocol !== null ? `; pickle protocol ${r.pickleProtocol}` : ""}`);
       out(`  modules: ${list(r.modules)}`);
       out(`  classes: ${list(r.classes)}`);
@@ -124,8 +134,10 @@ function render(resources: readonly InspectedResource[], out: (line: string) => 
   }
   const count = (pred: (r: InspectedResource) => boolean) => resources.filter(pred).length;
   const langs = (["nodejs", "python"] as const).map((l) => `${count((r) => r.language === l)} ${l}`).join(", ");
+  const encrypted = count((r) => r.status === "encrypted");
+  if (encrypted > 0) out(`note: ${encryptedAdvice(encrypted, resources.length, "inspect -")}`);
   out(
     `${resources.length} dynamic resource${resources.length === 1 ? "" : "s"} (${langs}); ` +
-      `${count((r) => r.status === "encrypted")} encrypted, ${count((r) => r.status === "unreadable" || r.status === "missing")} unreadable`,
+      `${encrypted} encrypted, ${count((r) => r.status === "unreadable" || r.status === "missing")} unreadable`,
   );
 }

@@ -183,12 +183,20 @@ function reportShadows(pulumiDir: string, env: NodeJS.ProcessEnv, out: (line: st
   for (const mode of MODES) {
     const r = resolvePlugin(mode.package as PluginPackage, { env, pulumiDir });
     if (r.warning) {
-      out(
-        `note: ${r.chosen?.path} comes first on PATH, so the engine runs that one and prints "${r.warning}" on every run. ` +
-          `Put ${pulumiDir} before its directory on PATH, or remove it, or register per project with --project.`,
-      );
+      out(`note: ${shadowAdvice(r.chosen!.path, r.warning, pulumiDir)}`);
     }
   }
+}
+
+/**
+ * Why the engine runs `chosen` (first on PATH) rather than the plugin next to pulumi in `pulumiDir`,
+ * and the fix: the words `install` and `doctor` both use, so their advice agrees.
+ */
+export function shadowAdvice(chosen: string, warning: string, pulumiDir: string): string {
+  return (
+    `${chosen} comes first on PATH, so the engine runs that one and prints "${warning}" on every run. ` +
+    `Put ${pulumiDir} before its directory on PATH, or remove it, or register per project with --project.`
+  );
 }
 
 /** `uninstall` with no argument: ours away from next to pulumi, the kept plugins back. */

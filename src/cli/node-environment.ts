@@ -55,7 +55,7 @@ export function resolveRequire(dir: string, id: string): Resolved {
 }
 
 /** The `@pulumi/pulumi` a provider's `require("@pulumi/pulumi")` would load from `dir`. */
-export function pulumiSdk(dir: string): { version: string; dir: string } | undefined {
+export function pulumiSdk(dir: string): { version: string; dir: string; enginesNode?: string } | undefined {
   const req = requireFrom(dir);
   let manifest: string | undefined;
   try {
@@ -75,8 +75,9 @@ export function pulumiSdk(dir: string): { version: string; dir: string } | undef
     }
   }
   if (!manifest) return undefined;
-  const version = JSON.parse(fs.readFileSync(manifest, "utf8")).version;
-  return { version: typeof version === "string" ? version : "unknown", dir: path.dirname(manifest) };
+  const { version, engines } = JSON.parse(fs.readFileSync(manifest, "utf8"));
+  const enginesNode = typeof engines?.node === "string" ? engines.node : undefined;
+  return { version: typeof version === "string" ? version : "unknown", dir: path.dirname(manifest), enginesNode };
 }
 
 /** The npm package a require id installs from ("@scope/pkg/sub" → "@scope/pkg"), or undefined for a path. */

@@ -1,13 +1,16 @@
-// doctor's checks of the project's providers by reference (Pulumi.yaml's
-// pulumi-dynamic-host section): that the section reads, and that each
-// reference points at something. Node: the module resolves from the project
-// and, for TypeScript, a compiler is in reach; nothing of it runs. Python: the
-// module is found on the program's sys.path and has the attribute (which
-// imports the module, as the worker will).
+// doctor's checks of providers by reference: those the project declares
+// (Pulumi.yaml's pulumi-dynamic-host section) and those a stack's resources
+// hold through the reference helper (providerReference() /
+// provider_reference()), each reference checked once. Node: the module
+// resolves from the project, for TypeScript a compiler is in reach, and the
+// export is among the names its source exports (module-exports.ts); nothing of
+// it runs. Python: the module is found on the program's sys.path and has the
+// attribute (which imports the module, as the worker will).
 import type { ProviderReference } from "../host/provider-references.js";
 import { DeclarationError, ProviderReferences } from "../host/provider-references.js";
 import type { Language } from "../host/runtime.js";
 import { resolveModuleReference } from "../node-dynamic/module-reference.js";
+import { staticExports } from "./module-exports.js";
 import type { ProbeResult } from "./python-probe.js";
 import type { Findings } from "./resource-checks.js";
 
@@ -40,25 +43,54 @@ export async function readDeclarations(cwd: string, f: Findings): Promise<Declar
 
 /** Each Node reference: resolved without running it. */
 export function checkNodeReferences(refs: readonly ProviderReference[], f: Findings): void {
-  for (const ref of refs) {
-    try {
-      const r = resolveModuleReference({ reference: ref.reference, projectDir: ref.projectDir, origin: `declared for ${ref.typeToken}` });
-      const ts = r.typescript ? ` (TypeScript, compiled with ${r.typescript.typescript} through ts-node ${r.typescript.tsNode})` : "";
-      f("ok", `${ref.typeToken}: ${ref.reference} is export ${r.exportName} of ${r.file}${ts}`);
-    } catch (e) {
-      f("problem", `${ref.typeToken}: ${(e as Error).message}`);
-    }
-  }
+  for (const ref of refs) checkNodeReference(ref.typeToken, { reference: ref.reference, projectDir: ref.projectDir, origin: `declared for ${ref.typeToken}` }, f);
 }
 
+/**
+ * One reference, its line labelled `label`: a problem when the module does not resolve or its source
+ * shows it has no such export; a note when its exports cannot be read without running it. Returns
+ * whether it can be loaded as far as can be told.
+ */
+export function checkNodeReference(label: string, ref: { reference: string; projectDir: string; origin: string }, f: Findings): boolean {
+  let r: ReturnType<typeof resolveModuleReference>;
+  try {
+    r = resolveModuleReference(ref);
+  } catch (e) {
+    f("problem", `${label}: ${(e as Error).message}`);
+    return false;
+  }
+  const ts = r.typescript ? ` (TypeScript, compiled with ${r.typescript.typescript} through ts-node ${r.typescript.tsNode})` : "";
+  // The loader takes the module itself for "default" when it has no such export.
+  const exports = r.exportName === "default" ? undefined : staticExports(r.file, r.typescript?.typescript);
+  if (exports?.known && !exports.names.includes(r.exportName)) {
+    const names = exports.names.filter((n) => n !== "__esModule");
+    f(
+      "problem",
+      `${label}: ${r.what}: ${r.file} has no export named ${r.exportName}` +
+        (names.length ? `; it exports ${names.slice(0, 12).join(", ")}${names.length > 12 ? ", …" : ""}` : "; it exports nothing"),
+    );
+    return false;
+  }
+  if (exports && !exports.known) {
+    f("note", `${label}: ${ref.reference} is module ${r.file}${ts}; whether it exports ${r.exportName} cannot be told without running it: ${exports.why}`);
+    return true;
+  }
+  f("ok", `${label}: ${ref.reference} is export ${r.exportName} of ${r.file}${ts}`);
+  return true;
+}
+
+/** A Python reference and the label of its line (the type it is declared for, or the resources holding it). */
+export type PythonReference = Pick<ProviderReference, "typeToken" | "reference">;
+
 /** The modules and attributes the Python probe must look up for the Python references. */
-export function pythonReferenceQuestions(refs: readonly ProviderReference[]): { modules: string[]; classes: { module: string; name: string }[] } {
+export function pythonReferenceQuestions(refs: readonly PythonReference[]): { modules: string[]; classes: { module: string; name: string }[] } {
   const split = refs.map((r) => splitPython(r.reference));
   return { modules: split.map((s) => s.module), classes: split.map((s) => ({ module: s.module, name: s.name })) };
 }
 
-/** Each Python reference, from what the probe found. */
-export function checkPythonReferences(refs: readonly ProviderReference[], result: ProbeResult | undefined, f: Findings): void {
+/** Each Python reference, from what the probe found; returns the references that cannot be loaded. */
+export function checkPythonReferences(refs: readonly PythonReference[], result: ProbeResult | undefined, f: Findings): Set<string> {
+  const failed = new Set<string>();
   for (const ref of refs) {
     const { module, name } = splitPython(ref.reference);
     if (!result?.ok) {
@@ -67,14 +99,28 @@ export function checkPythonReferences(refs: readonly ProviderReference[], result
     }
     const located = result.probe.modules[module];
     if (located && "error" in located) {
+      failed.add(ref.reference);
       f("problem", `${ref.typeToken}: ${ref.reference}: ${result.probe.executable} cannot find module ${module} from the program directory (${located.error})`);
       continue;
     }
     const why = result.probe.classes[`${module}:${name}`];
-    if (why) f("problem", `${ref.typeToken}: ${ref.reference}: ${why}`);
-    else f("ok", `${ref.typeToken}: ${ref.reference} is ${name} of ${located?.origin ?? module}`);
+    if (why) {
+      failed.add(ref.reference);
+      f("problem", `${ref.typeToken}: ${ref.reference}: ${why}`);
+    } else f("ok", `${ref.typeToken}: ${ref.reference} is ${name} of ${located?.origin ?? module}`);
   }
+  return failed;
 }
+
+const HELPER = { nodejs: "providerReference()", python: "provider_reference()" } as const;
+
+/** The label of the line about a reference the reference helper holds in `count` resources' __provider. */
+export function helperLabel(language: Language, reference: string, count: number): string {
+  return `${HELPER[language]} "${reference}" (in ${count} resource${count === 1 ? "" : "s"})`;
+}
+
+/** What a Node program's helper reference says where it came from, as the loader says it. */
+export const NODE_HELPER_ORIGIN = "that the program passed with providerReference()";
 
 function splitPython(reference: string): { module: string; name: string } {
   const colon = reference.indexOf(":");

@@ -39,9 +39,9 @@ export function pythonQuestions(analyses: Iterable<Analysis>): { modules: string
   for (const a of analyses) {
     if (!a.ok || a.language !== "python") continue;
     // __main__ is the worker itself when unpickling; dill pickles what was defined there by value.
-    for (const m of [...a.modules, ...(a.facts.dillModule ? [a.facts.dillModule] : [])]) if (m !== "__main__") modules.add(m);
+    for (const m of [...a.modules, ...(a.facts.dillModule ? [a.facts.dillModule] : [])]) if (m !== "__main__" && !suppliedByHost(a, m)) modules.add(m);
     const cls = a.facts.providerClass;
-    if (cls && !cls.byValue && cls.module !== "__main__") classes.set(`${cls.module}:${cls.name}`, { module: cls.module, name: cls.name });
+    if (cls && !cls.byValue && cls.module !== "__main__" && !suppliedByHost(a, cls.module)) classes.set(`${cls.module}:${cls.name}`, { module: cls.module, name: cls.name });
   }
   return { modules: [...modules], classes: [...classes.values()] };
 }
@@ -57,6 +57,8 @@ export interface CheckContext {
    * for that code's Python (what the plugin would do), by analysis.
    */
   otherPythons?: Map<Analysis, Search>;
+  /** The reference helper's references that cannot be loaded here, "<language>\0<reference>" (each reported once, by doctor). */
+  unloadable?: Set<string>;
 }
 
 const RESTORE = "run `pulumi up` from the program so the engine stores its provider anew (a refresh or destroy before that fails on it)";
@@ -73,6 +75,11 @@ export function checkResource(r: DynamicResource, ctx: CheckContext, f: Findings
   else if (p.state === "invalid") problems.push(`its __provider is ${p.why}: ${RESTORE}`);
   else if (a && !a.ok) problems.push(`${a.problem}: ${RESTORE}`);
   if (p.state === "text" && ctx.blockers[r.language]) problems.push(`cannot be loaded here: ${ctx.blockers[r.language]}`);
+  const reference = a?.ok ? a.reference : undefined;
+  if (reference !== undefined && ctx.unloadable?.has(`${r.language}\0${reference}`)) {
+    problems.push(`its provider is the reference "${reference}", which cannot be loaded here (see the line about that reference above)`);
+  }
+  const byReference = reference !== undefined ? `; the provider reference ${reference}` : "";
   if (a?.ok && a.language === "nodejs") {
     for (const id of a.requires) {
       const resolved = resolveRequire(ctx.cwd, id);
@@ -82,7 +89,7 @@ export function checkResource(r: DynamicResource, ctx: CheckContext, f: Findings
       problems.push(`its provider requires "${id}", which does not resolve from ${ctx.cwd} (${resolved.why}): ${fix}`);
     }
     if (a.dynamicRequires > 0) f("note", `${r.urn}: its provider calls require() with ${a.dynamicRequires} computed name(s), which cannot be checked without running it`);
-    if (problems.length === 0) f("ok", `${r.urn}: loads here (nodejs; requires ${a.requires.length ? a.requires.join(", ") : "nothing"})`);
+    if (problems.length === 0) f("ok", `${r.urn}: loads here (nodejs; requires ${a.requires.length ? a.requires.join(", ") : "nothing"}${byReference})`);
   } else if (a?.ok && a.language === "python" && ctx.python?.ok) {
     const other = ctx.otherPythons?.get(a);
     problems.push(...pythonProblems(a, ctx.python.probe, ctx.cwd, other));
@@ -90,11 +97,18 @@ export function checkResource(r: DynamicResource, ctx: CheckContext, f: Findings
       const cls = a.facts.providerClass;
       const what = cls ? `${cls.module}.${cls.name} ${cls.byValue ? "by value" : "by reference"}` : "provider";
       const where = other?.found ? `, run by ${describeFound(other.found)}, not the program's Python` : "";
-      f("ok", `${r.urn}: loads here (python; ${what}${a.facts.code ? `, code of ${a.facts.code.describe}` : ""}${where}; modules ${a.modules.join(", ") || "none"})`);
+      f("ok", `${r.urn}: loads here (python; ${what}${a.facts.code ? `, code of ${a.facts.code.describe}` : ""}${where}; modules ${a.modules.join(", ") || "none"}${byReference})`);
     }
   }
   for (const problem of problems) f("problem", `${r.urn}: ${problem}`);
   return problems.length > 0 ? "cannot" : "loads";
+}
+
+/** The reference helper's module: the worker puts its own copy on sys.path, so a pickle of the helper's object always finds it. */
+const HELPER_MODULE = "pulumi_dynamic_host.reference";
+
+function suppliedByHost(a: Analysis, module: string): boolean {
+  return a.ok && a.reference !== undefined && (module === HELPER_MODULE || module === "pulumi_dynamic_host");
 }
 
 /** Whether the program's Python (`probe`) cannot run the by-value code `a` holds: the host then looks for another. */
@@ -124,7 +138,7 @@ function pythonProblems(a: Extract<Analysis, { language: "python" }>, probe: Pyt
     const l = probe.modules[m];
     return l && "error" in l ? l.error : undefined;
   };
-  if (cls && !cls.byValue) {
+  if (cls && !cls.byValue && !suppliedByHost(a, cls.module)) {
     const why = missing(cls.module);
     const found = probe.classes[`${cls.module}:${cls.name}`];
     if (why) {
@@ -138,7 +152,7 @@ function pythonProblems(a: Extract<Analysis, { language: "python" }>, probe: Pyt
   }
   const dill = a.facts.dillModule ? [a.facts.dillModule] : [];
   for (const m of [...a.modules, ...dill]) {
-    if (m === cls?.module && !cls.byValue) continue;
+    if ((m === cls?.module && !cls.byValue) || suppliedByHost(a, m)) continue;
     const why = m === "__main__" ? undefined : missing(m);
     if (why) problems.push(`its pickled provider uses module ${m}, which ${python} cannot find from ${cwd} (${why}): install the package that provides it into that Python`);
   }

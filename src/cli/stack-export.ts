@@ -18,6 +18,19 @@ export class StackExportError extends Error {
 
 export const ENCRYPTED = "secret (encrypted in the export; run `pulumi stack export --show-secrets` to inspect it)";
 
+/**
+ * The one line doctor and inspect print when `count` payloads are ciphertext: they could not be read,
+ * and the export to make instead. `command` is how the caller is run ("doctor --stack-export -").
+ */
+export function encryptedAdvice(count: number, total: number, command: string): string {
+  const which = count === total ? `all ${total} dynamic resources` : `${count} of ${total} dynamic resources`;
+  return (
+    `${count === 1 && total === 1 ? "the dynamic resource" : which} hold${count === 1 && total === 1 ? "s" : ""} __provider as ciphertext: the export was made without --show-secrets, ` +
+    `so ${count === 1 ? "it" : "they"} could not be read; export with \`pulumi stack export --show-secrets >FILE\` ` +
+    `(or \`pulumi stack export --show-secrets | pulumi-dynamic-host ${command}\`)`
+  );
+}
+
 const SECRET_KEY = "4dabf18193072939515e22adb298388d";
 const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 
@@ -121,8 +134,11 @@ export function sharedPayloads(resources: readonly DynamicResource[]): Map<Dynam
 
 export type Analysis =
   | { ok: false; problem: string }
-  | { ok: true; language: "nodejs"; requires: string[]; dynamicRequires: number }
-  | { ok: true; language: "python"; facts: PickleFacts; modules: string[]; classes: string[] };
+  | { ok: true; language: "nodejs"; requires: string[]; dynamicRequires: number; reference?: string }
+  | { ok: true; language: "python"; facts: PickleFacts; modules: string[]; classes: string[]; reference?: string };
+
+/** The property of the Node reference helper's object (reference/index.cjs) that holds the reference it stands for. */
+const NODE_REFERENCE_PROPERTY = "pulumiDynamicHostReference";
 
 /** Globals of the pickle machinery itself (dill's constructors, builtins, copyreg, the import system dill rebuilds module specs with): not what the provider references. */
 const MACHINERY = new Set(["dill._dill", "dill.dill", "builtins", "__builtin__", "copyreg", "copy_reg", "_codecs", "_frozen_importlib", "_frozen_importlib_external"]);
@@ -141,7 +157,7 @@ function analyzePickle(text: string): Analysis {
   }
   const globals = (facts.globals ?? []).filter((g) => !MACHINERY.has(g.module));
   const modules = [...new Set([...globals.map((g) => g.module), ...(facts.importedModules ?? [])])].filter((m) => !MACHINERY.has(m));
-  return { ok: true, language: "python", facts, modules, classes: globals.map((g) => `${g.module}.${g.name}`) };
+  return { ok: true, language: "python", facts, modules, classes: globals.map((g) => `${g.module}.${g.name}`), reference: facts.heldReference };
 }
 
 /** An ESTree node of acorn's tree, read generically. */
@@ -161,7 +177,12 @@ function analyzeClosure(text: string): Analysis {
   const requires = new Set<string>();
   let dynamicRequires = 0;
   let handler = false;
+  let reference: string | undefined;
   walk(program, (n) => {
+    if (n.type === "Property" && !n.computed && propertyName(n.key as Node) === NODE_REFERENCE_PROPERTY) {
+      reference ??= stringLiteral(n.value as Node);
+      return;
+    }
     if (n.type === "CallExpression") {
       const callee = n.callee as Node;
       if (callee.type !== "Identifier" || callee.name !== "require") return;
@@ -175,6 +196,8 @@ function analyzeClosure(text: string): Analysis {
   if (!handler) {
     return { ok: false, problem: "its __provider does not assign exports.handler: it is not the text @pulumi/pulumi's dynamic.Resource writes" };
   }
+  // The helper's methods require() a name computed from the reference: those are not the provider's own.
+  if (reference !== undefined) return { ok: true, language: "nodejs", requires: [...requires], dynamicRequires: 0, reference };
   return { ok: true, language: "nodejs", requires: [...requires], dynamicRequires };
 }
 
@@ -186,6 +209,11 @@ function stringLiteral(arg: Node | undefined): string | undefined {
     return typeof cooked === "string" ? cooked : undefined;
   }
   return undefined;
+}
+
+function propertyName(key: Node): string | undefined {
+  if (key.type === "Identifier") return key.name as string;
+  return key.type === "Literal" && typeof key.value === "string" ? key.value : undefined;
 }
 
 function isExportsHandler(n: Node): boolean {

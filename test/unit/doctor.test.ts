@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { doctor, runDoctor } from "../../src/cli/doctor.js";
+import { shadowAdvice } from "../../src/cli/install.js";
 import { FIXTURES, PYTHON_PROGRAM, NODE_PROGRAM, REPO, SCENARIOS, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";
 import { encryptedSecret, NODE_TYPE, plaintextSecret, PYTHON_TYPE, removeTemps, runVenvPython, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";
@@ -17,7 +18,21 @@ import { encryptedSecret, NODE_TYPE, plaintextSecret, PYTHON_TYPE, removeTemps, 
 const require = createRequire(import.meta.url);
 const { serializeProvider } = require(`${FIXTURES}serialize.cjs`);
 const VERSION = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")).version;
-const SDK_VERSION = JSON.parse(fs.readFileSync(`${REPO}node_modules/@pulumi/pulumi/package.json`, "utf8")).version;
+const SDK_MANIFEST = JSON.parse(fs.readFileSync(`${REPO}node_modules/@pulumi/pulumi/package.json`, "utf8"));
+const SDK_VERSION = SDK_MANIFEST.version;
+// The pinned SDK (3.270) asks for Node >=22 in its engines; the Node running these tests may or may not have it.
+const SDK_ENGINES: string = SDK_MANIFEST.engines.node;
+const NODE_MEETS_SDK = Number(process.versions.node.split(".")[0]) >= Number(/^>=(\d+)$/.exec(SDK_ENGINES)![1]);
+const ENGINES_LINE = NODE_MEETS_SDK
+  ? `ok: node: @pulumi/pulumi ${SDK_VERSION} asks for Node ${SDK_ENGINES} (its package.json engines.node); ${process.execPath} ${process.version} runs the host and its providers`
+  : `note: node: @pulumi/pulumi ${SDK_VERSION} asks for Node ${SDK_ENGINES} (its package.json engines.node), and ${process.execPath} ${process.version} runs the host and its providers: ` +
+    "a provider that requires @pulumi/pulumi may fail there; put a node that matches first on PATH";
+/** The notes every run from a directory where the repository's @pulumi/pulumi resolves has beside its own. */
+const ENGINES_NOTES = NODE_MEETS_SDK ? 0 : 1;
+const notes = (k: number) => `${k} note${k === 1 ? "" : "s"}`;
+const NO_PROJECT = (dir: string) =>
+  `note: program directory: ${dir}: no Pulumi.yaml at or above it, so this is not a Pulumi project: the engine starts the plugins in a project's directory, ` +
+  "and its Pulumi.yaml (runtime, plugins.providers, the pulumi-dynamic-host section) is not checked here; run doctor in the project's directory or give it as DIR";
 const CIPHERTEXT = "v1:c2VjcmV0:CIPHERTEXT-MUST-NOT-BE-PRINTED";
 const n = (name: string) => urnOf(NODE_TYPE, name);
 const p = (name: string) => urnOf(PYTHON_TYPE, name);
@@ -81,6 +96,9 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
         "  providers:",
         "    pulumi-nodejs:dynamic:Good: ./providers#good",
         "    pulumi-nodejs:dynamic:Gone: ./missing#x",
+        "    pulumi-nodejs:dynamic:Misspelt: ./providers#goood",
+        "    pulumi-nodejs:dynamic:Legacy: ./legacy#legacyProvider",
+        "    pulumi-nodejs:dynamic:LegacyTypo: ./legacy#legacyProviderTypo",
         "    pulumi-python:dynamic:Counter: counters:Counter",
         "    pulumi-python:dynamic:Typo: counters:Countr",
         "    pulumi-python:dynamic:Nowhere: nowhere.mod:X",
@@ -88,18 +106,28 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       ].join("\n"),
       "package.json": '{ "name": "refs", "private": true }\n',
       // Loading either module would leave a file behind: doctor must not.
-      "providers.ts": `require("fs").writeFileSync(${JSON.stringify(`${dir}/ran-ts`)}, "");\nexport const good = { create() {} };\n`,
+      "providers.ts": `require("fs").writeFileSync(${JSON.stringify(`${dir}/ran-ts`)}, "");\nexport const good = { create() {} };\nexport function helper() {}\nexport interface NotAValue { x: number }\n`,
+      "legacy.js": `require("fs").writeFileSync(${JSON.stringify(`${dir}/ran-js`)}, "");\nexports.legacyProvider = { create() {} };\nmodule.exports.other = 1;\n`,
       "counters.py": "class Counter:\n    def create(self, props):\n        pass\n",
     };
     for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
     const run = await check(dir);
-    expect(run.out).to.include(`ok: provider references: 5 declared in ${dir}/Pulumi.yaml (pulumi-dynamic-host.providers; latestCode for 5)`);
+    expect(run.out).to.include(`ok: provider references: 8 declared in ${dir}/Pulumi.yaml (pulumi-dynamic-host.providers; latestCode for 8)`);
     const ts = run.out.find((l) => l.startsWith("ok: pulumi-nodejs:dynamic:Good: "));
     expect(ts).to.match(new RegExp(`^ok: pulumi-nodejs:dynamic:Good: \\./providers#good is export good of ${dir}/providers\\.ts \\(TypeScript, compiled with .*typescript.* through ts-node .*\\)$`));
     expect(run.problems).to.include(
       `problem: pulumi-nodejs:dynamic:Gone: the provider reference "./missing#x" declared for pulumi-nodejs:dynamic:Gone: module ./missing was not found at ${dir}/missing ` +
         `(relative to the project directory ${dir}): Cannot find module '${dir}/missing'`,
     );
+    // A misspelt export is found from the module's source, TypeScript or JavaScript, and the names it does export are given.
+    expect(run.problems).to.include(
+      `problem: pulumi-nodejs:dynamic:Misspelt: the provider reference "./providers#goood" declared for pulumi-nodejs:dynamic:Misspelt: ${dir}/providers.ts has no export named goood; it exports good, helper`,
+    );
+    expect(run.out).to.include(`ok: pulumi-nodejs:dynamic:Legacy: ./legacy#legacyProvider is export legacyProvider of ${dir}/legacy.js`);
+    expect(run.problems).to.include(
+      `problem: pulumi-nodejs:dynamic:LegacyTypo: the provider reference "./legacy#legacyProviderTypo" declared for pulumi-nodejs:dynamic:LegacyTypo: ${dir}/legacy.js has no export named legacyProviderTypo; it exports legacyProvider, other`,
+    );
+    expect(fs.existsSync(`${dir}/ran-js`), "the JavaScript module was not run").to.equal(false);
     expect(run.out).to.include(`ok: pulumi-python:dynamic:Counter: counters:Counter is Counter of ${dir}/counters.py`);
     expect(run.problems).to.include(`problem: pulumi-python:dynamic:Typo: counters:Countr: module 'counters' (${dir}/counters.py) has no attribute 'Countr'`);
     expect(run.problems.find((l) => l.startsWith("problem: pulumi-python:dynamic:Nowhere: nowhere.mod:X: "))).to.include("cannot find module nowhere.mod from the program directory (No module named 'nowhere')");
@@ -123,28 +151,31 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     it("exits 0 with the plugins the engine launches, the Node and the Python, and the summary", function () {
       expect(run.err).to.deep.equal([]);
       expect(run.code, run.out.join("\n")).to.equal(0);
-      expect(run.out.slice(0, 6)).to.deep.equal([
-        `ok: program directory: ${PYTHON_PROGRAM} (no Pulumi.yaml at or above it)`,
+      expect(run.out.slice(0, 7)).to.deep.equal([
+        NO_PROJECT(PYTHON_PROGRAM),
         `ok: pulumi: ${bin}/pulumi`,
         `ok: plugin pulumi-resource-pulumi-nodejs: ${bin}/pulumi-resource-pulumi-nodejs ($PATH, next to pulumi), this host ${VERSION}`,
         `ok: plugin pulumi-resource-pulumi-python: ${bin}/pulumi-resource-pulumi-python ($PATH, next to pulumi), this host ${VERSION}`,
         `ok: node: ${process.execPath} ${process.version} (runs the host)`,
         `ok: @pulumi/pulumi: ${SDK_VERSION} in ${REPO}node_modules/@pulumi/pulumi (what a provider's require("@pulumi/pulumi") loads)`,
+        ENGINES_LINE,
       ]);
-      expect(run.out[6]).to.match(new RegExp(`^ok: python: ${TEST_VENV}/bin/python 3\\.\\d+\\.\\d+ \\(the virtualenv ${TEST_VENV}, from PULUMI_RUNTIME_VIRTUALENV\\)$`));
-      expect(run.out[7]).to.match(/^ok: python: pulumi \d+\.\d+\.\d+$/);
-      expect(run.out[8]).to.match(/^ok: python: dill \d+\.\d+\.\d+$/);
-      expect(run.out[run.out.length - 1]).to.equal("summary: 0 problems, 1 note; 6 dynamic resources: 5 can be loaded here, 0 cannot, 1 not checked");
+      expect(run.out[7]).to.match(new RegExp(`^ok: python: ${TEST_VENV}/bin/python 3\\.\\d+\\.\\d+ \\(the virtualenv ${TEST_VENV}, from PULUMI_RUNTIME_VIRTUALENV\\)$`));
+      expect(run.out[8]).to.match(/^ok: python: pulumi \d+\.\d+\.\d+$/);
+      expect(run.out[9]).to.match(/^ok: python: dill \d+\.\d+\.\d+$/);
+      expect(run.out[run.out.length - 1]).to.equal(`summary: 0 problems, ${notes(3 + ENGINES_NOTES)}; 6 dynamic resources: 5 can be loaded here, 0 cannot, 1 not checked`);
     });
 
     it("one line per resource: what it loads, and the encrypted one not checked", function () {
-      expect(run.out.slice(9, -1)).to.deep.equal([
+      expect(run.out.slice(10, -1)).to.deep.equal([
         `ok: ${n("configured")}: loads here (nodejs; requires sleep-promise/build/cjs.js)`,
         `ok: ${n("create-only")}: loads here (nodejs; requires nothing)`,
         `note: ${n("encrypted")}: not checked: its __provider is secret (encrypted in the export; run \`pulumi stack export --show-secrets\` to inspect it)`,
         `ok: ${p("minimal")}: loads here (python; __main__.Minimal by value, code of Python 3.11; modules pulumi.dynamic.dynamic)`,
         `ok: ${p("local")}: loads here (python; provider.SimpleProvider by reference; modules provider)`,
         `ok: ${p("scripted")}: loads here (python; __main__.Scripted by value, code of Python 3.11; modules pulumi.dynamic.dynamic, os, sys, time, contextvars)`,
+        "note: stack export: 1 of 6 dynamic resources hold __provider as ciphertext: the export was made without --show-secrets, so it could not be read; " +
+          "export with `pulumi stack export --show-secrets >FILE` (or `pulumi stack export --show-secrets | pulumi-dynamic-host doctor --stack-export -`)",
       ]);
       expect(run.out.join("\n")).not.to.include(pythonProvider("scripted").slice(0, 60));
     });
@@ -291,10 +322,10 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     expect(run.problems[2]).to.match(new RegExp(`^problem: ${p("truncated-pickle")}: its __provider is base64 but not a pickle that can be read \\(.+\\): it looks truncated or corrupt: `));
     expect(run.problems[3]).to.equal(`problem: ${p("not-text")}: its __provider is an array, not text: ${restore}`);
     expect(run.problems[4]).to.equal(`problem: ${p("missing")}: it has no __provider in its outputs or inputs, so no plugin can run it: ${restore}`);
-    expect(run.out[run.out.length - 1]).to.equal("summary: 5 problems, 0 notes; 5 dynamic resources: 0 can be loaded here, 5 cannot, 0 not checked");
+    expect(run.out[run.out.length - 1]).to.equal(`summary: 5 problems, ${notes(1 + ENGINES_NOTES)}; 5 dynamic resources: 0 can be loaded here, 5 cannot, 0 not checked`);
   });
 
-  it("an encrypted secret is a note, not a problem; a shown one is checked like any other", async function () {
+  it("an encrypted secret is a note, not a problem; a shown one is checked like any other; an export where none could be read is a problem saying to use --show-secrets", async function () {
     const run = await check(empty, [
       { type: PYTHON_TYPE, name: "encrypted", provider: encryptedSecret(CIPHERTEXT) },
       { type: PYTHON_TYPE, name: "shown", provider: plaintextSecret(pythonProvider("local")) },
@@ -302,9 +333,21 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     expect(run.out).to.include(`note: ${p("encrypted")}: not checked: its __provider is secret (encrypted in the export; run \`pulumi stack export --show-secrets\` to inspect it)`);
     expect(run.problems).to.have.length(1);
     expect(run.problems[0]).to.include(`problem: ${p("shown")}: its provider class provider.SimpleProvider is pickled by reference`);
-    const alone = await check(empty, [{ type: NODE_TYPE, name: "encrypted", provider: encryptedSecret(CIPHERTEXT) }]);
-    expect(alone.code).to.equal(0);
-    expect(alone.out[alone.out.length - 1]).to.equal("summary: 0 problems, 2 notes; 1 dynamic resource: 0 can be loaded here, 0 cannot, 1 not checked");
+    expect(run.out).to.include(
+      "note: stack export: 1 of 2 dynamic resources hold __provider as ciphertext: the export was made without --show-secrets, so it could not be read; " +
+        "export with `pulumi stack export --show-secrets >FILE` (or `pulumi stack export --show-secrets | pulumi-dynamic-host doctor --stack-export -`)",
+    );
+    // Nothing could be read, so nothing was checked: exit 0 would pass an export doctor never looked into.
+    const alone = await check(empty, [
+      { type: PYTHON_TYPE, name: "encrypted", provider: encryptedSecret(CIPHERTEXT) },
+      { type: PYTHON_TYPE, name: "also-encrypted", provider: encryptedSecret(CIPHERTEXT) },
+    ]);
+    expect(alone.code).to.equal(1);
+    expect(alone.problems).to.deep.equal([
+      "problem: stack export: all 2 dynamic resources hold __provider as ciphertext: the export was made without --show-secrets, so they could not be read; " +
+        "export with `pulumi stack export --show-secrets >FILE` (or `pulumi stack export --show-secrets | pulumi-dynamic-host doctor --stack-export -`)",
+    ]);
+    expect(alone.out[alone.out.length - 1]).to.equal("summary: 1 problem, 4 notes; 2 dynamic resources: 0 can be loaded here, 0 cannot, 2 not checked");
   });
 
   describe("the environment", function () {
@@ -325,15 +368,31 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       expect(noNode.problems).to.deep.equal([`problem: ${n("create-only")}: cannot be loaded here: ${why}`, `problem: ${p("minimal")}: cannot be loaded here: ${why}`]);
     });
 
-    it("a plugin on PATH that is not this host, and the engine's warning when PATH and pulumi disagree", async function () {
+    it("a plugin on PATH ahead of the one install put next to pulumi: the PATH order is the diagnosis and the fix, as install says, not `install` again", async function () {
       const other = tmpDir("other-plugins", { "pulumi-resource-pulumi-nodejs": "#!/bin/sh\nexit 1\n", "pulumi-resource-pulumi-python": "#!/bin/sh\nexit 1\n" });
+      const binary = "pulumi-resource-pulumi-nodejs";
+      const warning = (first: string) => `using ${binary} from $PATH at ${first}/${binary} expected ${bin}/${binary}`;
       const run = await check(empty, undefined, { PATH: `${other}:${env.PATH}` });
       expect(run.out).to.include(
-        `note: plugin pulumi-resource-pulumi-nodejs: ${other}/pulumi-resource-pulumi-nodejs ($PATH) is not this host, so the checks below may not match what it does; \`pulumi-dynamic-host install\` registers this host`,
+        `note: plugin ${binary}: ${other}/${binary} ($PATH) is not this host, so the checks below may not match what it does; this host is installed next to pulumi (${bin}/${binary}) but is not the one the engine runs`,
       );
+      expect(run.out).to.include(`note: plugin ${binary}: ${shadowAdvice(`${other}/${binary}`, warning(other), bin)}`);
+      expect(run.out.join("\n")).not.to.match(/run `pulumi-dynamic-host install`|install` (registers|puts)/);
+      // npm's bin (links to this host, as `npm i -g` makes them) ahead of pulumi's directory, where install ran.
+      const npmBin = tmpDir("npm-bin");
+      for (const name of [binary, "pulumi-resource-pulumi-python"]) fs.symlinkSync(`${REPO}bin/${name}`, path.join(npmBin, name));
+      const npm = await check(empty, undefined, { PATH: `${npmBin}:${env.PATH}` });
+      expect(npm.out).to.include(`ok: plugin ${binary}: ${npmBin}/${binary} ($PATH), this host ${VERSION}`);
+      expect(npm.out).to.include(`note: plugin ${binary}: ${shadowAdvice(`${npmBin}/${binary}`, warning(npmBin), bin)}`);
+      expect(npm.out.join("\n")).not.to.match(/run `pulumi-dynamic-host install`|install` (registers|puts)/);
+    });
+
+    it("a plugin on PATH, nothing next to pulumi: install is the first step", async function () {
+      const machine = tmpDir("bare-pulumi", { "bin/pulumi": "#!/bin/sh\n" });
+      const other = tmpDir("other-plugins", { "pulumi-resource-pulumi-nodejs": "#!/bin/sh\nexit 1\n" });
+      const run = await check(empty, undefined, { PATH: `${other}:${machine}/bin:${path.dirname(process.execPath)}:/usr/bin:/bin` });
       expect(run.out).to.include(
-        `note: plugin pulumi-resource-pulumi-nodejs: the engine warns on every run: "using pulumi-resource-pulumi-nodejs from $PATH at ${other}/pulumi-resource-pulumi-nodejs expected ${bin}/pulumi-resource-pulumi-nodejs"; ` +
-          "`pulumi-dynamic-host install` puts the plugins next to pulumi instead",
+        `note: plugin pulumi-resource-pulumi-nodejs: ${other}/pulumi-resource-pulumi-nodejs ($PATH) is not this host, so the checks below may not match what it does; \`pulumi-dynamic-host install\` registers this host`,
       );
     });
 
@@ -409,6 +468,75 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       const project = tmpDir("py-key", { "Pulumi.yaml": "name: pyproj\nruntime: python\npulumi-dynamic-host:\n  python: .venv\n" });
       const run = await check(project);
       expect(run.out).to.include(`note: python: pulumi-dynamic-host.python in ${project}/Pulumi.yaml is not used: in a Python project, providers run with the program's own interpreter`);
+    });
+  });
+
+  describe("what a newcomer meets first", function () {
+    it("a directory without Pulumi.yaml is a note saying no project was found and what that means, not ok", async function () {
+      const run = await check(empty);
+      expect(run.out[0]).to.equal(NO_PROJECT(empty));
+      expect(run.out.filter((l) => l.startsWith("ok: program directory"))).to.deep.equal([]);
+    });
+
+    it("the project's @pulumi/pulumi engines.node against the Node that runs the host: ok when met, a note when not", async function () {
+      const project = (engines: string) =>
+        tmpDir("engines-project", {
+          "Pulumi.yaml": "name: engines\nruntime: nodejs\n",
+          "node_modules/@pulumi/pulumi/package.json": JSON.stringify({ name: "@pulumi/pulumi", version: "3.999.0", engines: { node: engines } }),
+        });
+      const wants = (range: string) => `@pulumi/pulumi 3.999.0 asks for Node ${range} (its package.json engines.node)`;
+      const unmet = await check(project(">=99"));
+      expect(unmet.out).to.include(
+        `note: node: ${wants(">=99")}, and ${process.execPath} ${process.version} runs the host and its providers: a provider that requires @pulumi/pulumi may fail there; put a node that matches first on PATH`,
+      );
+      const met = await check(project(`^${process.versions.node.split(".")[0]} || >=99`));
+      expect(met.out).to.include(`ok: node: ${wants(`^${process.versions.node.split(".")[0]} || >=99`)}; ${process.execPath} ${process.version} runs the host and its providers`);
+    });
+  });
+
+  describe("resources passing the reference helper: the reference it names is checked, once", function () {
+    it("Node: providerReference() in __provider is checked as a declared reference is, no note about computed require() names", async function () {
+      fs.mkdirSync(`${REPO}.cache`, { recursive: true });
+      const dir = fs.realpathSync(fs.mkdtempSync(`${REPO}.cache/doctor-helper-`));
+      tmpDirs.push(dir);
+      fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: helper\nruntime: nodejs\n");
+      fs.writeFileSync(path.join(dir, "providers.ts"), `require("fs").writeFileSync(${JSON.stringify(`${dir}/ran`)}, "");\nexport const good = { create() {} };\n`);
+      const { providerReference } = require(`${REPO}reference/index.cjs`);
+      const good = await serializeProvider(providerReference("./providers#good"));
+      const typo = await serializeProvider(providerReference("./providers#goodd"));
+      const run = await check(dir, [
+        { type: NODE_TYPE, name: "a", provider: good },
+        { type: NODE_TYPE, name: "b", provider: good },
+        { type: NODE_TYPE, name: "c", provider: typo },
+      ]);
+      const okLine = run.out.filter((l) => l.startsWith('ok: providerReference() "./providers#good" (in 2 resources): ./providers#good is export good of '));
+      expect(okLine, run.out.join("\n")).to.have.length(1);
+      expect(run.problems).to.include(
+        `problem: providerReference() "./providers#goodd" (in 1 resource): the provider reference "./providers#goodd" that the program passed with providerReference(): ${dir}/providers.ts has no export named goodd; it exports good`,
+      );
+      expect(run.out).to.include(`ok: ${n("a")}: loads here (nodejs; requires fs, path; the provider reference ./providers#good)`);
+      expect(run.problems).to.include(`problem: ${n("c")}: its provider is the reference "./providers#goodd", which cannot be loaded here (see the line about that reference above)`);
+      expect(run.out.join("\n")).not.to.include("computed name");
+      expect(run.code).to.equal(1);
+      expect(fs.existsSync(`${dir}/ran`), "the provider module was not run").to.equal(false);
+    });
+
+    it("Python: provider_reference() in __provider is checked as a declared reference is; the helper's own module is the host's", async function () {
+      const dir = tmpDir("doctor-python-helper", {
+        "Pulumi.yaml": "name: helper\nruntime: python\n",
+        "refs_providers.py": fs.readFileSync(`${FIXTURES}python-references/refs_providers.py`, "utf8"),
+      });
+      const payload = (name: string) => pythonProvider(name, "python_reference_payloads.py");
+      const run = await check(dir, [
+        { type: PYTHON_TYPE, name: "one", provider: payload("counter") },
+        { type: PYTHON_TYPE, name: "two", provider: payload("counter") },
+        { type: PYTHON_TYPE, name: "absent", provider: payload("absent") },
+      ]);
+      expect(run.out).to.include(`ok: provider_reference() "refs_providers:CounterProvider" (in 2 resources): refs_providers:CounterProvider is CounterProvider of ${dir}/refs_providers.py`);
+      expect(run.problems.filter((l) => l.startsWith('problem: provider_reference() "refs_providers:Absent" (in 1 resource): refs_providers:Absent: '))).to.have.length(1);
+      expect(run.out.find((l) => l.startsWith(`ok: ${p("one")}: loads here (python; pulumi_dynamic_host.reference.ProviderReference by reference`))).to.match(/; the provider reference refs_providers:CounterProvider\)$/);
+      expect(run.problems).to.include(`problem: ${p("absent")}: its provider is the reference "refs_providers:Absent", which cannot be loaded here (see the line about that reference above)`);
+      expect(run.problems.join("\n")).not.to.include("pulumi_dynamic_host");
     });
   });
 

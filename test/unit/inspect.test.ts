@@ -4,10 +4,16 @@
 // payload is listed, secrets are never printed.
 import { expect } from "chai";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import { runInspect, type InspectedResource } from "../../src/cli/inspect.js";
 import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";
 import { encryptedSecret, NODE_TYPE, plaintextSecret, PYTHON_TYPE, removeTemps, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";
 
+import { FIXTURES, REPO } from "../helpers/paths.js";
+
+const require = createRequire(import.meta.url);
+const { serializeProvider } = require(`${FIXTURES}serialize.cjs`);
+const { providerReference } = require(`${REPO}reference/index.cjs`);
 const CIPHERTEXT = "v1:c2VjcmV0:CIPHERTEXT-MUST-NOT-BE-PRINTED";
 
 async function run(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
@@ -44,6 +50,8 @@ describe("inspect: the dynamic resources of a stack export, read without running
       { type: PYTHON_TYPE, name: "truncated-pickle", provider: scripted.slice(0, 400) },
       { type: PYTHON_TYPE, name: "python-encrypted", provider: encryptedSecret(CIPHERTEXT) },
       { type: PYTHON_TYPE, name: "not-text", provider: 42 },
+      { type: NODE_TYPE, name: "node-reference", provider: await serializeProvider(providerReference("./legacy#legacyProvider")) },
+      { type: PYTHON_TYPE, name: "python-reference", provider: pythonProvider("counter", "python_reference_payloads.py") },
     ];
     file = writeTemp(stackExport(entries));
     const json = await run([file, "--json"]);
@@ -65,7 +73,7 @@ describe("inspect: the dynamic resources of a stack export, read without running
     expect(Object.keys(byUrn)).to.deep.equal(entries.map((e) => urnOf(e.type, e.name)));
     for (const r of Object.values(byUrn)) {
       expect(Object.keys(r).sort()).to.deep.equal(
-        ["classes", "dynamicRequires", "language", "modules", "payloadBytes", "pickleProtocol", "problem", "providerClass", "pythonVersion", "secret", "sharedWith", "status", "type", "urn"].sort(),
+        ["classes", "dynamicRequires", "language", "modules", "payloadBytes", "pickleProtocol", "problem", "providerClass", "pythonVersion", "reference", "secret", "sharedWith", "status", "type", "urn"].sort(),
       );
     }
     expect(node("custom", "pulumi-nodejs:dynamic/custom-provider:CustomResource")).to.include({ type: "pulumi-nodejs:dynamic/custom-provider:CustomResource", language: "nodejs", status: "ok" });
@@ -146,7 +154,28 @@ describe("inspect: the dynamic resources of a stack export, read without running
     expect(text).to.include(`${urnOf(NODE_TYPE, "encrypted")}\n  type: ${NODE_TYPE}\n  language: nodejs\n  payload: secret (encrypted in the export; run \`pulumi stack export --show-secrets\` to inspect it)\n`);
     expect(text).to.include("  requires: sleep-promise/build/cjs.js, @pulumi/pulumi, ./local-helper.js, definitely-not-installed-module-xyz\n");
     expect(text).to.include("  problem: its __provider is not valid JavaScript");
-    expect(lines[lines.length - 1]).to.equal("16 dynamic resources (8 nodejs, 8 python); 2 encrypted, 5 unreadable");
+    expect(lines[lines.length - 1]).to.equal("18 dynamic resources (9 nodejs, 9 python); 2 encrypted, 5 unreadable");
+  });
+
+  it("encrypted payloads: a line before the summary says they could not be read and how to export them readable", function () {
+    const lines = text.split("\n");
+    expect(lines[lines.length - 2]).to.equal(
+      "note: 2 of 18 dynamic resources hold __provider as ciphertext: the export was made without --show-secrets, so they could not be read; " +
+        "export with `pulumi stack export --show-secrets >FILE` (or `pulumi stack export --show-secrets | pulumi-dynamic-host inspect -`)",
+    );
+  });
+
+  it("the reference helper's object: the provider it names (module#export, module:attribute), not the helper's class", function () {
+    expect(node("node-reference")).to.deep.include({ status: "ok", reference: "./legacy#legacyProvider", dynamicRequires: 0 });
+    expect(py("python-reference")).to.deep.include({ status: "ok", reference: "refs_providers:CounterProvider" });
+    expect(node("configured").reference).to.equal(null);
+    const lines = text.split("\n");
+    const nodeAt = lines.indexOf(urnOf(NODE_TYPE, "node-reference"));
+    expect(lines[nodeAt + 4]).to.equal("  provider: ./legacy#legacyProvider (by reference, passed with providerReference(): loaded from the project when used)");
+    expect(lines.slice(nodeAt, nodeAt + 8).join("\n")).not.to.include("computed name");
+    const pyAt = lines.indexOf(urnOf(PYTHON_TYPE, "python-reference"));
+    expect(lines[pyAt + 4]).to.equal("  provider: refs_providers:CounterProvider (by reference, passed with provider_reference(): loaded from the project when used)");
+    expect(text).not.to.include("provider class: pulumi_dynamic_host.reference.ProviderReference");
   });
 
   it("reads the export from stdin with -", async function () {
