@@ -8,11 +8,6 @@ import { usageError } from "./usage.js";
 
 type Out = (line: string) => void;
 
-/** How a message names a document: its path in the package, and the command that prints it. */
-export function docReference(name: string): string {
-  return `docs/${name}.md (pulumi-dynamic-host docs ${name})`;
-}
-
 function documents(): Map<string, string> {
   const names = assetNames("docs").filter((n) => n.endsWith(".md"));
   return new Map(names.map((n) => [n.slice("docs/".length, -".md".length), n]));

@@ -4,6 +4,9 @@
 // what it needs, then the entry, to stderr, and exits 2 (usageError). The
 // global usage (no command, or `help` alone) is every entry in table order.
 
+/** How a message names a document: its path in the package, and the command that prints it. */
+export const docReference = (name: string) => `docs/${name}.md (pulumi-dynamic-host docs ${name})`;
+
 /** The commands for people, in the order the global usage lists them. */
 export const COMMAND_USAGE = {
   install: `usage: pulumi-dynamic-host install [--project [DIR] | --dir DIR]
@@ -34,7 +37,7 @@ export const COMMAND_USAGE = {
   Serves the project's dynamic providers for the engine's attach mode (it prints the
   PULUMI_DEBUG_PROVIDERS to export) with a debugger open: the Node inspector (default port 9229),
   or debugpy in the Python worker (default port 5678). --cwd: the project's folder (default: here).
-  See docs/debugging.md (pulumi-dynamic-host docs debugging).`,
+  See ${docReference("debugging")}.`,
   conformance: `usage: pulumi-dynamic-host conformance --plugin <command> --language <nodejs|python>
                                   [--reference <command>] [--only <id prefix or glob>] [--json]
                                   [--other-python <path>]
@@ -44,7 +47,7 @@ export const COMMAND_USAGE = {
   <command> "reference" (Python): \`<python> -u -m pulumi.dynamic\` with the interpreter the reference's
   launcher would pick for the program; --other-python: a Python of another CPython minor with pulumi
   and dill (the version-drift case; otherwise searched for as the plugin searches).
-  See docs/conformance.md (pulumi-dynamic-host docs conformance).`,
+  See ${docReference("conformance")}.`,
   docs: `usage: pulumi-dynamic-host docs [NAME]
   Without NAME, lists the documents that come with this host; with one (e.g. import-and-repair),
   prints it. Messages that name docs/<NAME>.md mean this.`,

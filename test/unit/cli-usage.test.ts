@@ -98,6 +98,13 @@ describe("pulumi-dynamic-host: help and usage errors for every command", functio
     }
   });
 
+  it("every `pulumi-dynamic-host docs NAME` a usage or a message of the host names is a document the host has", function () {
+    const sources = ["src/cli/usage.ts", "src/host/provider-references.ts"].map((f) => fs.readFileSync(path.join(REPO, f), "utf8"));
+    const named = new Set([...Object.values(COMMAND_USAGE), ...sources].flatMap((t) => [...t.matchAll(/pulumi-dynamic-host docs ([a-z][\w-]*)/g)].map((m) => m[1])));
+    expect(named).to.include("import-and-repair");
+    for (const name of named) expect(fs.existsSync(path.join(REPO, "docs", `${name}.md`)), name).to.equal(true);
+  });
+
   it("docs lists every document with its title; docs NAME prints it, as the package holds it", function () {
     const list = cli(["docs"]);
     expect(list.code, list.stderr).to.equal(0);
