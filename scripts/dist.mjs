@@ -1,9 +1,11 @@
 // npm run dist: the release artifacts for the platform this runs on, in
 // dist/release/:
 //   pulumi-dynamic-host-<version>-<os>-<arch>.tar.gz  the single executable under
-//       all three names (hard links; the Python plugin's name is its launcher script), for teams without Node;
-//   pulumi_dynamic_host-<version>-py3-none-<platform>.whl  the same executable as
-//       the wheel's scripts, so `pip install` puts the plugins on a virtualenv's PATH,
+//       all three names (hard links; the Python plugin's name is its launcher script),
+//       and docs/*.md, for teams without Node;
+//   pulumi_dynamic_host-<version>-py3-none-<platform>.whl  the same executable once, as
+//       the wheel's script pulumi-resource-pulumi-nodejs, with launchers under the two
+//       other names (wheelScripts), so `pip install` puts the plugins on a virtualenv's PATH,
 //       and the package pulumi_dynamic_host with the helpers programs import
 //       (pulumi_dynamic_host.reference and .declared, whose one source is python-stub/helper/).
 //
@@ -14,7 +16,8 @@
 // CommonJS bundle for the name it was run by (the assets host.cjs, host-nodejs.cjs
 // and host-python.cjs: src/boot/bundles.ts) with V8's code cache kept between starts
 // (src/boot/code-cache.ts), and the host's files as assets
-// (package.json, proto/*.proto, python-stub/**/*.py and launch.sh, reference/index.cjs, and assets.json listing them).
+// (package.json, proto/*.proto, python-stub/**/*.py and launch.sh, reference/index.cjs,
+// docs/*.md for `pulumi-dynamic-host docs`, and assets.json listing them).
 // The wheel is built by hatchling (see packaging/python/hatch_build.py).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -64,7 +67,7 @@ async function bundle() {
 }
 
 function seaConfig() {
-  const assets = ["package.json", "reference/index.cjs", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py") || f.endsWith(".sh"))];
+  const assets = ["package.json", "reference/index.cjs", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py") || f.endsWith(".sh")), ...files("docs", (f) => f.endsWith(".md"))];
   fs.writeFileSync(path.join(OUT, "assets.json"), JSON.stringify(assets));
   const map = Object.fromEntries(assets.map((a) => [a, path.join(ROOT, a)]));
   map["assets.json"] = path.join(OUT, "assets.json");
@@ -121,11 +124,30 @@ function placeNames(exe, dir) {
   }
 }
 
+/**
+ * The wheel's scripts: pip installs each as its own file (no hard links), so
+ * the executable goes in once, under the Node plugin's name (the one the
+ * engine runs most, with no shell in front); the Python plugin's name is its
+ * launcher as in the archive, and pulumi-dynamic-host a small launcher
+ * (packaging/python/command-launcher.sh) that runs the executable as the
+ * command for people.
+ */
+function wheelScripts(exe, dir) {
+  fs.copyFileSync(exe, path.join(dir, "pulumi-resource-pulumi-nodejs"));
+  fs.chmodSync(path.join(dir, "pulumi-resource-pulumi-nodejs"), 0o755);
+  fs.writeFileSync(path.join(dir, "pulumi-resource-pulumi-python"), run(exe, ["python-launcher"]), { mode: 0o755 });
+  fs.copyFileSync(path.join(ROOT, "packaging/python/command-launcher.sh"), path.join(dir, "pulumi-dynamic-host"));
+  fs.chmodSync(path.join(dir, "pulumi-dynamic-host"), 0o755);
+}
+
 function archive(exe) {
   const base = `pulumi-dynamic-host-${pkg.version}-${osName}-${archName}`;
   const stage = path.join(OUT, base);
   fs.mkdirSync(stage);
   placeNames(exe, stage);
+  // The documents, to read beside the executable (which also prints them: pulumi-dynamic-host docs).
+  fs.mkdirSync(path.join(stage, "docs"));
+  for (const f of files("docs", (f) => f.endsWith(".md"))) fs.copyFileSync(path.join(ROOT, f), path.join(stage, f));
   fs.mkdirSync(RELEASE, { recursive: true });
   const file = path.join(RELEASE, `${base}.tar.gz`);
   fs.rmSync(file, { force: true });
@@ -170,7 +192,7 @@ function wheel(exe) {
     fs.copyFileSync(path.join(ROOT, HELPERS, f), path.join(stage, "pulumi_dynamic_host", f));
   }
   fs.mkdirSync(path.join(stage, "scripts"));
-  placeNames(exe, path.join(stage, "scripts"));
+  wheelScripts(exe, path.join(stage, "scripts"));
   const before = new Set(fs.existsSync(RELEASE) ? fs.readdirSync(RELEASE) : []);
   for (const f of before) if (f.endsWith(".whl")) fs.rmSync(path.join(RELEASE, f));
   run(buildPython(), ["-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "--disable-pip-version-check", "-w", RELEASE, stage], {

@@ -140,6 +140,6 @@ describe("the conformance kit (pulumi-dynamic-host conformance), installed from 
   it("bad arguments: exit 2 with what is wrong and the usage", async function () {
     const run = await conformance(["--language", "cobol", "--plugin", "x"], {});
     expect(run.code).to.equal(2);
-    expect(run.stderr).to.match(/^pulumi-dynamic-host conformance: --language must be nodejs or python, not "cobol"\nusage:\n/);
+    expect(run.stderr).to.match(/^pulumi-dynamic-host conformance: --language must be nodejs or python, not "cobol"\nusage: pulumi-dynamic-host conformance /);
   });
 });

@@ -45,7 +45,7 @@ describe("what users install: the npm package, the single executable and the whe
   });
 
   describe("npm pack, then npm i -g of the tarball", function () {
-    it("the tarball holds the bundle, bin/, proto/, python-stub/, the reference and declared helpers and the conformance scenarios, and no tests, bench, docs, sources or maps", function () {
+    it("the tarball holds the bundle, bin/, proto/, python-stub/, the reference and declared helpers, the conformance scenarios and docs/*.md, and no tests, bench, sources or maps", function () {
       const { files } = npmInstall();
       expect(files).to.include.members([
         "package.json",
@@ -78,10 +78,11 @@ describe("what users install: the npm package, the single executable and the whe
         "src/conformance/scenarios/node-program/local-helper.js",
         "src/conformance/scenarios/python_providers.py",
         "src/conformance/scenarios/python-program/provider.py",
+        ...fs.readdirSync(`${REPO}docs`).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
       ]);
       const unexpected = files.filter(
         (f) =>
-          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host(-nodejs|-python)?\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context|declared)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md))$/.test(f),
+          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host(-nodejs|-python)?\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context|declared)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md)|docs\/[^/]+\.md)$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));
@@ -152,6 +153,7 @@ console.log(JSON.stringify(r));
       const launcher = execFileSync("tar", ["-xzOf", archive, `${top}/pulumi-resource-pulumi-python`], { encoding: "utf8" });
       expect(launcher.split("\n")[0]).to.equal("#!/bin/sh");
       expect(launcher).to.contain(`pulumi-dynamic-host ${VERSION} (the single executable)`);
+      for (const f of fs.readdirSync(`${REPO}docs`).filter((f) => f.endsWith(".md"))) expect(listing).to.contain(`${top}/docs/${f}`);
       expect(path.basename(wheel)).to.match(new RegExp(`^pulumi_dynamic_host-${VERSION.replace(/\./g, "\\.")}-py3-none-(manylinux_2_\\d+_x86_64|manylinux_2_\\d+_aarch64|macosx_\\d+_\\d+_(arm64|x86_64))\\.whl$`));
     });
 
@@ -172,7 +174,7 @@ console.log(JSON.stringify(r));
 
     for (const [label, dir] of [
       ["the release archive (hard links)", () => archiveInstall()],
-      ["the wheel's scripts (copies: pip keeps no hard links)", () => wheelInstall().bin],
+      ["the wheel's scripts (the executable once, launchers beside it)", () => wheelInstall().bin],
     ] as const) {
       it(`${label}: doctor takes both plugin names found on PATH for this host`, function () {
         const bin = dir();
@@ -191,6 +193,26 @@ console.log(JSON.stringify(r));
         }
       });
     }
+
+    it("the wheel installs the executable once (the Node plugin's name) and small launchers under the two other names", function () {
+      const { bin } = wheelInstall();
+      const exe = fs.statSync(path.join(bin, "pulumi-resource-pulumi-nodejs")).size;
+      expect(exe, "the executable").to.be.greaterThan(20 * 2 ** 20);
+      for (const name of ["pulumi-dynamic-host", "pulumi-resource-pulumi-python"]) {
+        const file = path.join(bin, name);
+        expect(fs.statSync(file).size, name).to.be.lessThan(4096);
+        expect(fs.readFileSync(file, "utf8").split("\n")[0], name).to.equal("#!/bin/sh");
+      }
+      // The wheel itself holds the executable once: its size is about the executable's, compressed.
+      const wheelBytes = fs.statSync(release().wheel).size;
+      expect(wheelBytes, "the wheel").to.be.lessThan(exe);
+      // The command for people, through its launcher: itself, with its own usage.
+      const PATH = pathWithoutNode([bin]);
+      const help = execFileSync(path.join(bin, "pulumi-dynamic-host"), ["docs"], { encoding: "utf8", env: { PATH } });
+      expect(help).to.match(/^import-and-repair +Importing and repairing dynamic resources$/m);
+      const doc = execFileSync(path.join(bin, "pulumi-dynamic-host"), ["docs", "import-and-repair"], { encoding: "utf8", env: { PATH } });
+      expect(doc).to.equal(fs.readFileSync(`${REPO}docs/import-and-repair.md`, "utf8"));
+    });
 
     it("the wheel holds the reference and declared-type helpers; the worker imports the installed reference helper, else its own", async function () {
       const { venv, bin } = wheelInstall();

@@ -1,49 +1,21 @@
 // pulumi-dynamic-host: the command for people (the engine runs the plugin names).
 import { modeForLanguage } from "../host/modes.js";
 import { hostVersion } from "../host/plugin-info.js";
-
-const USAGE = `usage:
-  pulumi-dynamic-host install
-      register both plugins with the engine next to the pulumi on PATH (no "using … from $PATH"
-      warning); the plugins pulumi ships there are kept as <name>.before-pulumi-dynamic-host
-  pulumi-dynamic-host install --project [DIR]
-      register them for the Pulumi project in DIR (default: here) in its Pulumi.yaml plugins.providers
-  pulumi-dynamic-host install --dir DIR
-      put the plugin names into DIR, to put first on PATH (the engine then warns on every run)
-  pulumi-dynamic-host uninstall [--project [DIR] | --dir DIR]
-      undo the matching install (next to pulumi: the kept plugins are put back)
-  pulumi-dynamic-host doctor [--stack-export FILE] [DIR]
-      which plugins the engine will launch for the project in DIR, the Node and Python they use,
-      and whether every dynamic resource of a stack export can be loaded here (runs no provider code)
-  pulumi-dynamic-host inspect <stack-export.json | -> [--json]
-      list the dynamic resources of a stack export and what their code references (runs nothing)
-  pulumi-dynamic-host serve <nodejs|python> [--logtostderr] [-v=N] <engine-address>
-      serve as pulumi-resource-pulumi-<language> (what the engine runs)
-  pulumi-dynamic-host debug <nodejs|python> [--port N] [--debugger-port N] [--cwd DIR]
-      serve the project's dynamic providers for the engine's attach mode (it prints the
-      PULUMI_DEBUG_PROVIDERS to export) with a debugger open: the Node inspector, or debugpy in
-      the Python worker (docs/debugging.md)
-  pulumi-dynamic-host conformance --plugin <command> --language <nodejs|python>
-                                  [--reference <command>] [--only <id prefix or glob>] [--json]
-      run the conformance cases against a dynamic-provider plugin started as the engine starts it,
-      with payloads made by the SDK of the project here; exit 0 only when every case passes
-  pulumi-dynamic-host version
-`;
+import { asksForHelp, globalUsage, isCommand, printUsage, usageError } from "./usage.js";
 
 type Out = (line: string) => void;
 const out: Out = (line) => process.stdout.write(`${line}\n`);
 
-function usageError(message: string): number {
-  process.stderr.write(`pulumi-dynamic-host: ${message}\n${USAGE}`);
-  return 2;
-}
-
+/** The exit code; usage and usage errors as usage.ts says. */
 export async function runCli(args: readonly string[]): Promise<number> {
   const [cmd, ...rest] = args;
+  if (isCommand(cmd) && asksForHelp(rest)) return printUsage(cmd);
   switch (cmd) {
     case "serve": {
       const mode = modeForLanguage(rest[0] ?? "");
-      if (!mode) return usageError(`serve: expected nodejs or python, got ${JSON.stringify(rest[0] ?? "")}`);
+      if (!mode) {
+        return usageError("serve", rest[0] === undefined ? "needs a language: nodejs or python" : `the language must be nodejs or python, not ${JSON.stringify(rest[0])}`);
+      }
       const { servePlugin } = await import("./compose.js");
       await servePlugin(mode, rest.slice(1));
       return 0;
@@ -67,6 +39,10 @@ export async function runCli(args: readonly string[]): Promise<number> {
       const { runDebug } = await import("./debug.js");
       return runDebug(rest, out);
     }
+    case "docs": {
+      const { runDocs } = await import("./docs.js");
+      return runDocs(rest, out);
+    }
     case "python-launcher": {
       // For the build (scripts/dist.mjs): the single executable's Python plugin launcher.
       const { embeddedPythonLauncher } = await import("./python-launcher.js");
@@ -74,18 +50,32 @@ export async function runCli(args: readonly string[]): Promise<number> {
       return 0;
     }
     case "version":
+      if (rest.length > 0) return usageError("version", `takes no arguments, got ${JSON.stringify(rest.join(" "))}`);
+      out(hostVersion());
+      return 0;
     case "--version":
       out(hostVersion());
       return 0;
-    case undefined:
     case "help":
+      if (rest.length === 0) return helpAll();
+      if (isCommand(rest[0]) && rest.length === 1) return printUsage(rest[0]);
+      return usageError("help", `no command ${JSON.stringify(rest.join(" "))}`);
     case "--help":
     case "-h":
-      process.stdout.write(USAGE);
-      return cmd === undefined ? 2 : 0;
+      return helpAll();
+    case undefined:
+      // No command: the usage, on stderr, as a usage error.
+      process.stderr.write(globalUsage());
+      return 2;
     default:
-      return usageError(`unknown command ${JSON.stringify(cmd)}`);
+      process.stderr.write(`pulumi-dynamic-host: unknown command ${JSON.stringify(cmd)}\n\n${globalUsage()}`);
+      return 2;
   }
+}
+
+function helpAll(): number {
+  process.stdout.write(globalUsage());
+  return 0;
 }
 
 async function registration(cmd: "install" | "uninstall", rest: readonly string[]): Promise<number> {
@@ -94,12 +84,15 @@ async function registration(cmd: "install" | "uninstall", rest: readonly string[
   try {
     if (flag === undefined) {
       (cmd === "install" ? install.installNextToPulumi : install.uninstallNextToPulumi)(process.env, out);
-    } else if (flag === "--project" && extra.length === 0) {
+    } else if (flag === "--project") {
+      if (extra.length > 0 || value?.startsWith("-")) return usageError(cmd, `--project takes at most one folder (DIR), got ${JSON.stringify(rest.slice(1).join(" "))}`);
       (cmd === "install" ? install.installForProject : install.uninstallForProject)(value, out);
-    } else if (flag === "--dir" && value !== undefined && extra.length === 0) {
+    } else if (flag === "--dir") {
+      if (value === undefined || value === "" || value.startsWith("-")) return usageError(cmd, "--dir needs a folder (DIR)");
+      if (extra.length > 0) return usageError(cmd, `--dir takes one folder, got also ${JSON.stringify(extra.join(" "))}`);
       (cmd === "install" ? install.installIntoDir : install.uninstallFromDir)(value, out);
     } else {
-      return usageError(`${cmd}: expected nothing, --project [DIR] or --dir DIR, got ${JSON.stringify(rest.join(" "))}`);
+      return usageError(cmd, `unknown argument ${JSON.stringify(flag)}: expected nothing, --project [DIR] or --dir DIR`);
     }
     return 0;
   } catch (err) {

@@ -7,17 +7,8 @@ import { resolvePayloadPython } from "../conformance/payloads-python.js";
 import { pythonReferenceCommand } from "../conformance/python-reference.js";
 import { commandFromString, runConformance } from "../conformance/run.js";
 import { pluginLaunch } from "./plugin-launch.js";
+import { usageError } from "./usage.js";
 
-export const CONFORMANCE_USAGE = `  pulumi-dynamic-host conformance --plugin <command> --language <nodejs|python>
-                                  [--reference <command>] [--only <id prefix or glob>] [--json]
-                                  [--other-python <path>]
-      run the conformance cases against a dynamic-provider plugin started as the engine starts it
-      (<command> plus the engine address), with payloads made by the SDK of the project here;
-      exit 0 only when every case passes (docs/conformance.md)
-      <command> "reference" (Python): \`<python> -u -m pulumi.dynamic\` with the interpreter the reference's
-      launcher would pick for the program; --other-python: a Python of another CPython minor with pulumi
-      and dill (the version-drift case; otherwise searched for as the plugin searches)
-`;
 
 type Out = (line: string) => void;
 
@@ -30,6 +21,15 @@ interface Args {
   otherPython?: string;
 }
 
+/** What each option takes, for the message when it is missing. */
+const VALUE_OF: Record<string, string> = {
+  "--plugin": "a command (the plugin to run)",
+  "--reference": "a command (the reference plugin)",
+  "--language": "a language: nodejs or python",
+  "--only": "a case id prefix or glob",
+  "--other-python": "a path to a python",
+};
+
 function parse(args: readonly string[]): Args | string {
   const got: Partial<Args> = { json: false };
   for (let i = 0; i < args.length; i++) {
@@ -37,7 +37,7 @@ function parse(args: readonly string[]): Args | string {
     const [flag, inline] = a.startsWith("--") && a.includes("=") ? [a.slice(0, a.indexOf("=")), a.slice(a.indexOf("=") + 1)] : [a, undefined];
     const value = () => {
       const v = inline ?? args[++i];
-      if (v === undefined || v === "") throw new Error(`${flag} needs a value`);
+      if (v === undefined || v === "") throw new Error(`${flag} needs ${VALUE_OF[flag] ?? "a value"}`);
       return v;
     };
     try {
@@ -70,16 +70,15 @@ function parse(args: readonly string[]): Args | string {
       return (e as Error).message;
     }
   }
-  if (!got.plugin) return "--plugin <command> is required";
-  if (!got.language) return "--language <nodejs|python> is required";
+  if (!got.plugin) return "needs --plugin <command> (the plugin to run, as the engine would)";
+  if (!got.language) return "needs --language <nodejs|python>";
   return got as Args;
 }
 
 export async function runConformanceCommand(args: readonly string[], out: Out): Promise<number> {
   const parsed = parse(args);
   if (typeof parsed === "string") {
-    process.stderr.write(`pulumi-dynamic-host conformance: ${parsed}\nusage:\n${CONFORMANCE_USAGE}`);
-    return 2;
+    return usageError("conformance", parsed);
   }
   if (parsed.language === "python") {
     // As the engine starts a plugin: the project's runtime.options (virtualenv, toolchain) become PULUMI_RUNTIME_*.

@@ -21,6 +21,7 @@ import YAML from "yaml";
 import { modeForLanguage, type Mode } from "../host/modes.js";
 import { pluginVersion } from "../host/plugin-info.js";
 import { resolveProjectInterpreter } from "../python-bridge/project-interpreter.js";
+import { usageError } from "./usage.js";
 import { readProjectPython } from "../python-bridge/project-python.js";
 
 type Out = (line: string) => void;
@@ -32,26 +33,26 @@ interface DebugArgs {
   debuggerPort: number;
 }
 
-const USAGE = "usage: pulumi-dynamic-host debug <nodejs|python> [--port N] [--debugger-port N] [--cwd DIR]";
 const DEFAULT_DEBUGGER_PORT = { nodejs: 9229, python: 5678 } as const;
 
 function parse(args: readonly string[]): DebugArgs | string {
   const [language, ...rest] = args;
   const mode = modeForLanguage(language ?? "");
-  if (!mode) return `debug: expected nodejs or python, got ${JSON.stringify(language ?? "")}`;
+  if (!mode) return language === undefined ? "needs a language: nodejs or python" : `the language must be nodejs or python, not ${JSON.stringify(language)}`;
   const parsed: DebugArgs = { mode, cwd: process.cwd(), port: 0, debuggerPort: DEFAULT_DEBUGGER_PORT[mode.language] };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i];
     const value = rest[i + 1];
-    if (value === undefined) return `debug: ${flag} needs a value`;
+    if (flag !== "--cwd" && flag !== "--port" && flag !== "--debugger-port") return `unknown option ${JSON.stringify(flag)}`;
+    if (value === undefined) return `${flag} needs ${flag === "--cwd" ? "a folder (DIR)" : "a port number (N)"}`;
     i++;
     if (flag === "--cwd") parsed.cwd = path.resolve(value);
     else if (flag === "--port" || flag === "--debugger-port") {
       const n = Number(value);
-      if (!Number.isInteger(n) || n < 0 || n > 65535) return `debug: ${flag} must be a port number (0 for any free one), got ${JSON.stringify(value)}`;
+      if (!Number.isInteger(n) || n < 0 || n > 65535) return `${flag} must be a port number (0 for any free one), got ${JSON.stringify(value)}`;
       if (flag === "--port") parsed.port = n;
       else parsed.debuggerPort = n;
-    } else return `debug: unknown option ${JSON.stringify(flag)}`;
+    }
   }
   return parsed;
 }
@@ -60,8 +61,7 @@ function parse(args: readonly string[]): DebugArgs | string {
 export async function runDebug(args: readonly string[], out: Out): Promise<number> {
   const parsed = parse(args);
   if (typeof parsed === "string") {
-    process.stderr.write(`pulumi-dynamic-host ${parsed}\n${USAGE}\n`);
-    return 2;
+    return usageError("debug", parsed);
   }
   const { mode, cwd } = parsed;
   const project = readProject(cwd);

@@ -20,14 +20,10 @@ import { probePython, versionText, type ProbeResult, type PythonProbe } from "./
 import { checkNodeReference, checkNodeReferences, checkPythonReferences, helperLabel, NODE_HELPER_ORIGIN, pythonReferenceQuestions, readDeclarations, type PythonReference } from "./reference-checks.js";
 import { analyzeResources, checkResource, needsOtherPython, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
 import { InterpreterSearch, type Search } from "../python-bridge/interpreter-search.js";
+import { COMMAND_USAGE } from "./usage.js";
 import { encryptedAdvice, readStackExport, type Analysis, type DynamicResource, type Language } from "./stack-export.js";
 
-const USAGE = `usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [DIR]
-  Which plugins the engine launches for the program in DIR (default: the current directory), the
-  Node and Python they run with, and, given a stack export (\`pulumi stack export --show-secrets >FILE\`;
-  - reads stdin), whether each dynamic resource's provider can be loaded there. Runs no provider code.
-  One line per finding (ok:, note:, problem:), then a summary line.
-  Exit status: 0 no problem found, 1 problems found, 2 usage error or unreadable stack export.`;
+const USAGE = COMMAND_USAGE.doctor;
 
 export interface DoctorOptions {
   dir: string;
@@ -58,7 +54,7 @@ function parseArgs(args: readonly string[]): Omit<DoctorOptions, "env"> | string
     const a = args[i];
     if (a === "--help" || a === "-h") return "help";
     if (a === "--stack-export") {
-      if (args[i + 1] === undefined) return "--stack-export needs a FILE";
+      if (args[i + 1] === undefined) return "--stack-export needs a FILE (a stack export, or - for stdin)";
       stackExport = args[++i];
     } else if (a.startsWith("--stack-export=")) stackExport = a.slice("--stack-export=".length);
     else if (a.startsWith("-") && a !== "-") return `unknown option ${JSON.stringify(a)}`;

@@ -3,14 +3,10 @@
 // without running anything (see stack-export.ts). The --json document is an
 // array of InspectedResource, one per dynamic resource in export order; its
 // fields are always present (null or [] where they do not apply).
+import { COMMAND_USAGE } from "./usage.js";
 import { analyzePayload, ENCRYPTED, encryptedAdvice, readStackExport, sharedPayloads, StackExportError, type DynamicResource, type Language } from "./stack-export.js";
 
-const USAGE = `usage: pulumi-dynamic-host inspect <stack-export.json | -> [--json]
-  Lists the dynamic resources of a stack export (\`pulumi stack export --show-secrets >FILE\`; - reads
-  stdin) and what each provider references: Node modules it requires, Python modules and classes its
-  pickle names, the Python that wrote by-value code, and which resources share one provider. Runs nothing.
-  --json prints one JSON array of resources instead.
-  Exit status: 0 listed (unreadable payloads are listed as such), 2 usage error or unreadable stack export.`;
+const USAGE = COMMAND_USAGE.inspect;
 
 export interface InspectedResource {
   urn: string;
@@ -52,7 +48,7 @@ export async function runInspect(args: readonly string[], out: (line: string) =>
   const rest = args.filter((a) => a !== "--json");
   const unknown = rest.find((a) => a.startsWith("-") && a !== "-");
   if (unknown !== undefined || rest.length !== 1) {
-    err(`pulumi-dynamic-host inspect: ${unknown !== undefined ? `unknown option ${JSON.stringify(unknown)}` : "expected one stack export file (or - for stdin)"}\n${USAGE}`);
+    err(`pulumi-dynamic-host inspect: ${unknown !== undefined ? `unknown option ${JSON.stringify(unknown)}` : rest.length === 0 ? "needs a stack export file (or - for stdin)" : `takes one stack export file (or - for stdin), got ${rest.map((r) => JSON.stringify(r)).join(" ")}`}\n${USAGE}`);
     return 2;
   }
   let resources: DynamicResource[];

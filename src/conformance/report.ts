@@ -11,9 +11,15 @@ export function label(v: Verdict): string {
 /** One line per case, a failure's difference indented below it. */
 export function verdictLines(v: Verdict): string[] {
   const lines = [`${label(v).padEnd(32)} ${v.id}  ${v.title}`];
-  if (v.status === "deliberate" && v.doc) lines.push(`${" ".repeat(33)}documented difference: ${v.doc}`);
+  if (v.status === "deliberate" && v.doc) lines.push(`${" ".repeat(33)}documented difference: ${v.doc}${docsCommand(v.doc)}`);
   if (v.message) for (const l of v.message.split("\n")) lines.push(`${" ".repeat(33)}${l}`);
   return lines;
+}
+
+/** For a doc that starts with docs/<name>.md, the command that prints it to an installed user. */
+export function docsCommand(doc: string): string {
+  const name = /^docs\/([\w-]+)\.md/.exec(doc)?.[1];
+  return name ? ` (pulumi-dynamic-host docs ${name})` : "";
 }
 
 export function header(r: Pick<Report, "language" | "plugin" | "reference">): string {

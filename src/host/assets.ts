@@ -1,5 +1,5 @@
-// The host's own files: package.json (the version), proto/ (the wire contract)
-// and python-stub/ (the worker). Two ways to be installed, one contract:
+// The host's own files: package.json (the version), proto/ (the wire contract),
+// python-stub/ (the worker) and docs/ (what `pulumi-dynamic-host docs` prints). Two ways to be installed, one contract:
 //
 // - From the npm package or a checkout, they sit under the package root, three
 //   folders above every compiled module (dist/src/host, dist/bundle/cli).
@@ -44,6 +44,22 @@ export function packageRoot(): string {
 export function readAsset(name: string): string {
   if (EMBEDDED) return seaApi().getAsset(name, "utf8");
   return fs.readFileSync(path.join(packageRoot(), name), "utf8");
+}
+
+/**
+ * The names of the host's files under `dir` ("docs" gives "docs/parity.md", …),
+ * sorted: the manifest's in the single executable, the package's folder
+ * otherwise (none when the folder is not there).
+ */
+export function assetNames(dir: string): string[] {
+  if (EMBEDDED) return manifest().filter((n) => n.startsWith(`${dir}/`)).sort();
+  const root = path.join(packageRoot(), dir);
+  if (!fs.existsSync(root)) return [];
+  return fs
+    .readdirSync(root, { recursive: true, encoding: "utf8" })
+    .filter((f) => fs.statSync(path.join(root, f)).isFile())
+    .map((f) => `${dir}/${f.split(path.sep).join("/")}`)
+    .sort();
 }
 
 /** The embedded assets' names, from the manifest the build writes. */

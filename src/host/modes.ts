@@ -54,13 +54,24 @@ export function modeForBinary(name: string): Mode | undefined {
   return MODES.find((m) => m.binary === base);
 }
 
+/** The command for people's name: as PULUMI_DYNAMIC_HOST_SERVE's file name, it asks for no mode. */
+export const COMMAND_NAME = "pulumi-dynamic-host";
+
 /**
- * The mode a process serves: the one `served` names (the Python plugin's
- * launcher's own path, PULUMI_DYNAMIC_HOST_SERVE), else the one `invoked` (the
+ * The mode a process serves: the one `served` names (a launcher's
+ * PULUMI_DYNAMIC_HOST_SERVE: the Python plugin's launcher's own path, or the
+ * wheel's launcher of the command for people, whose file name is
+ * pulumi-dynamic-host and which asks for no mode), else the one `invoked` (the
  * path it was run by) names; undefined for the command for people.
  */
 export function modeOfProcess(invoked: string, served: string | undefined): Mode | undefined {
-  return (served ? modeForBinary(path.basename(served)) : undefined) ?? modeForBinary(path.basename(invoked));
+  if (served) {
+    const name = path.basename(served);
+    if (name === COMMAND_NAME) return undefined;
+    const mode = modeForBinary(name);
+    if (mode) return mode;
+  }
+  return modeForBinary(path.basename(invoked));
 }
 
 export function modeForLanguage(language: string): Mode | undefined {

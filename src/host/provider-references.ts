@@ -109,7 +109,7 @@ export class ProviderReferences {
     return (
       `declare where its provider lives in ${where}:\n` +
       `  ${SECTION}:\n    providers:\n      ${typeToken}: ${syntax.example}\n` +
-      `(a ${syntax.shape} reference to the provider in the project's code; docs/import-and-repair.md)`
+      `(a ${syntax.shape} reference to the provider in the project's code; docs/import-and-repair.md, pulumi-dynamic-host docs import-and-repair)`
     );
   }
 }

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { parsePluginArgs } from "../../src/host/args.js";
-import { modeForBinary, NODEJS, PYTHON } from "../../src/host/modes.js";
+import { modeForBinary, modeOfProcess, NODEJS, PYTHON } from "../../src/host/modes.js";
 
 describe("args: the engine's plugin command line", function () {
   const table: [string[], { engineAddress?: string; verbosity: number }][] = [
@@ -29,6 +29,15 @@ describe("modes: the invoked name picks the language", function () {
     expect(modeForBinary("pulumi-resource-pulumi-python.cmd")).to.equal(PYTHON);
     expect(modeForBinary("pulumi-dynamic-host")).to.equal(undefined);
     expect(modeForBinary("pulumi-resource-pulumi-nodejs-old")).to.equal(undefined);
+  });
+
+  it("a launcher's PULUMI_DYNAMIC_HOST_SERVE decides: a plugin name's mode, pulumi-dynamic-host none (the wheel's command launcher), any other name the invoked one's", function () {
+    const exe = "/venv/bin/pulumi-resource-pulumi-nodejs";
+    expect(modeOfProcess(exe, undefined)).to.equal(NODEJS);
+    expect(modeOfProcess(exe, "/venv/bin/pulumi-resource-pulumi-python")).to.equal(PYTHON);
+    expect(modeOfProcess(exe, "/venv/bin/pulumi-dynamic-host")).to.equal(undefined);
+    expect(modeOfProcess(exe, "/venv/bin/something-else")).to.equal(NODEJS);
+    expect(modeOfProcess("/usr/bin/pulumi-dynamic-host", undefined)).to.equal(undefined);
   });
 
   it("refusal texts per mode, as each reference", function () {

@@ -191,6 +191,7 @@ describe("the host's bundles: each plugin name loads one of its own (src/boot/bu
     expect(bundleFor("/pkg/bin/launch.mjs", "/pkg/bin/pulumi-resource-pulumi-python")).to.equal("host-python.cjs");
     expect(bundleFor("/opt/pdh/pulumi-resource-pulumi-nodejs", "/opt/pdh/not-a-plugin")).to.equal("host-nodejs.cjs");
     expect(bundleFor("/usr/bin/pulumi-dynamic-host", undefined)).to.equal("host.cjs");
+    expect(bundleFor("/venv/bin/pulumi-resource-pulumi-nodejs", "/venv/bin/pulumi-dynamic-host")).to.equal("host.cjs");
   });
 
   it("a plugin's bundle holds its own adapter and not the other's, nor the commands for people", function () {

@@ -243,7 +243,7 @@ describe("provider references: import and latestCode in the core", function () {
           "the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a " +
           `pulumi-nodejs:dynamic:Other, declare where its provider lives in ${dir}/Pulumi.yaml:\n` +
           "  pulumi-dynamic-host:\n    providers:\n      pulumi-nodejs:dynamic:Other: ./providers#textFileProvider\n" +
-          '(a "<module>#<export>" reference to the provider in the project\'s code; docs/import-and-repair.md)',
+          '(a "<module>#<export>" reference to the provider in the project\'s code; docs/import-and-repair.md, pulumi-dynamic-host docs import-and-repair)',
       );
     }
     expect(rt.sources).to.deep.equal([]);
@@ -367,7 +367,7 @@ describe("declared types served by their declaration alone: requests with no __p
           "a program that registers pulumi-nodejs:dynamic:Other without serialized code (a program in another language, or the " +
           "DeclaredResource helper) is served by the project's declaration of it; to serve it, declare where its provider lives in " +
           `${dir}/Pulumi.yaml:\n  pulumi-dynamic-host:\n    providers:\n      pulumi-nodejs:dynamic:Other: ./providers#textFileProvider\n` +
-          '(a "<module>#<export>" reference to the provider in the project\'s code; docs/import-and-repair.md)',
+          '(a "<module>#<export>" reference to the provider in the project\'s code; docs/import-and-repair.md, pulumi-dynamic-host docs import-and-repair)',
       );
     }
     expect(rt.sources).to.deep.equal([]);

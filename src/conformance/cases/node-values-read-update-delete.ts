@@ -199,7 +199,7 @@ const IMPORT_HINT =
   `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
   `pulumi-nodejs:dynamic:Resource, declare where its provider lives in the project's Pulumi.yaml:\n` +
   `  pulumi-dynamic-host:\n    providers:\n      pulumi-nodejs:dynamic:Resource: ./providers#textFileProvider\n` +
-  `(a "<module>#<export>" reference to the provider in the project's code; docs/import-and-repair.md)`;
+  `(a "<module>#<export>" reference to the provider in the project's code; docs/import-and-repair.md, pulumi-dynamic-host docs import-and-repair)`;
 
 const readCases: Case[] = [
   readSession.case<Sent>("46-missing-method-passthrough", {

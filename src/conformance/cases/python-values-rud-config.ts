@@ -386,7 +386,7 @@ const reads: Case[] = [
               `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
               `pulumi-python:dynamic:Resource, declare where its provider lives in the project's Pulumi.yaml:\n` +
               `  pulumi-dynamic-host:\n    providers:\n      pulumi-python:dynamic:Resource: providers.counter:CounterProvider\n` +
-              `(a "<module>:<attribute>" reference to the provider in the project's code; docs/import-and-repair.md)`,
+              `(a "<module>:<attribute>" reference to the provider in the project's code; docs/import-and-repair.md, pulumi-dynamic-host docs import-and-repair)`,
           });
         }
       },
