@@ -40,10 +40,11 @@ function pathWithoutNode() {
   return dir;
 }
 
-/** The suites of declared providers used by programs of every language (Python, TypeScript under Node and Bun, Go). */
+/** The suites of declared providers used by programs of every language (Python, JavaScript, TypeScript under Bun, Go). */
 const DECLARED_SUITES = [
   "dist/test/e2e/declared-node-provider.test.js",
   "dist/test/e2e/declared-python-provider.test.js",
+  "dist/test/e2e/declared-python-program.test.js",
   "dist/test/e2e/go-declared.test.js",
   "dist/test/e2e/bun-declared.test.js",
 ];

@@ -7,9 +7,14 @@ provider object, nothing serialized. The project is Python (runtime python),
 holds text-file.js and no node_modules; the engine starts the Node plugin for
 the type, whichever plugin answers under that name.
 
+The "counter-lifecycle" scenario is a Python program using a Python provider
+the same way: the host's DeclaredResource helper registers
+pulumi-python:dynamic:Counter (counters.py in the project), nothing pickled.
+
 usage: python declared_node.py <scenario> <settings JSON>
 scenario: "lifecycle" (up, up again, refresh, up with changed content,
-          `pulumi import` of an existing file, destroy), or "up" alone
+          `pulumi import` of an existing file, destroy), or "up" alone;
+          "counter-lifecycle" (the same steps with the Counter; import of counter-7)
 settings: as program.py's (root, backend, home, venv, env, python_from), and
           "work_dir": the project directory, "file": the file the program
           manages, "adopted": an existing file for `pulumi import`
@@ -41,15 +46,19 @@ from program import cli_env, plain  # noqa: E402 - the main driver's environment
 
 PROJECT = "declared-node"
 TYPE = "pulumi-nodejs:dynamic/files:TextFile"
+COUNTER = "pulumi-python:dynamic:Counter"
 
 # Appended to the Pulumi.yaml the Automation API writes (it writes only the settings it knows).
+# The Counter, a Python provider (counters.py), serves the "counter-lifecycle" scenario.
 DECLARATIONS = f"""
 pulumi-dynamic-host:
   providers:
     {TYPE}: ./text-file#textFileProvider
+    {COUNTER}: counters:CounterProvider
 """
 
 content = {"value": "first"}
+start = {"value": 1}
 
 
 def make_program(settings):
@@ -62,12 +71,20 @@ def make_program(settings):
     return program
 
 
-def make_stack(settings):
+def counter_program():
+    """A Python program using a Python provider declared in Pulumi.yaml, through the host's DeclaredResource helper."""
+    from pulumi_dynamic_host.declared import DeclaredResource
+
+    counter = DeclaredResource(COUNTER, "c", {"start": start["value"]}, outputs=["value", "ranBy"])
+    pulumi.export("value", counter.value)
+
+
+def make_stack(settings, program=None):
     work_dir = settings["work_dir"]
     stack = auto.create_or_select_stack(
         stack_name="py",
         project_name=PROJECT,
-        program=make_program(settings),
+        program=program or make_program(settings),
         opts=auto.LocalWorkspaceOptions(
             work_dir=work_dir,
             pulumi_home=settings["home"],
@@ -87,8 +104,9 @@ def make_stack(settings):
 
 
 def node_resources(stack):
+    """The dynamic resources of the stack (both packages), by name."""
     deployment = stack.export_stack().deployment or {}
-    return {r["urn"].split("::")[-1]: r for r in deployment.get("resources") or [] if r["type"].startswith("pulumi-nodejs:")}
+    return {r["urn"].split("::")[-1]: r for r in deployment.get("resources") or [] if r["type"].startswith(("pulumi-nodejs:", "pulumi-python:"))}
 
 
 def file_content(settings):
@@ -138,12 +156,27 @@ def lifecycle(settings):
     return steps
 
 
+def counter_lifecycle(settings):
+    """The Python provider from a Python program: the same steps, `pulumi import` of counter-7."""
+    sys.path.append(settings["helper_dir"])
+    stack = make_stack(settings, counter_program)
+    steps = [step(settings, stack, "up", stack.up)]
+    steps.append(step(settings, stack, "up-again", stack.up))
+    steps.append(step(settings, stack, "refresh", stack.refresh, expect_no_changes=True))
+    start["value"] = 2
+    steps.append(step(settings, stack, "up-change", stack.up))
+    flags = ["--yes", "--generate-code=false", "--protect=false"]
+    steps.append(cli_step(settings, stack, "import", ["import", COUNTER, "adopted", "counter-7", *flags]))
+    steps.append(step(settings, stack, "destroy", stack.destroy))
+    return steps
+
+
 def up_only(settings):
     stack = make_stack(settings)
     return [step(settings, stack, "up", stack.up)]
 
 
-SCENARIOS = {"lifecycle": lifecycle, "up": up_only}
+SCENARIOS = {"lifecycle": lifecycle, "up": up_only, "counter-lifecycle": counter_lifecycle}
 
 
 def main():
