@@ -98,20 +98,18 @@ export function mismatch(pid: number, expected: { argv: string[]; env: Record<st
 export function adopt(pre: Prestarted, interpreter: Interpreter, cwd: string, script: string): WorkerHandle | undefined {
   const why =
     pre.python !== interpreter.python ? `it runs ${pre.python}, the host would run ${interpreter.python}` : mismatch(pre.pid, expectedWorker(interpreter, script));
+  if (why !== undefined) {
+    discard(pre, `${why}; starting one`);
+    return undefined;
+  }
   const streams = [pre.channel, pre.stdout, pre.stderr].map((fd, i) => new net.Socket({ fd, readable: true, writable: i === 0 }));
   const [channel, stdout, stderr] = streams;
   for (const s of streams) s.pause();
-  if (why !== undefined) {
-    log(1, `the launcher's python worker (pid ${pre.pid}) is not used: ${why}; starting one`);
-    signal(pre.pid, "SIGKILL");
-    for (const s of streams) s.destroy();
-    return undefined;
-  }
   log(1, `python worker (pid ${pre.pid}) started by the launcher`);
   return new PrestartedWorker(pre.pid, channel, stdout, stderr, programPathEnv(cwd, interpreter.env)[PROGRAM_PATH_VARIABLE]);
 }
 
-/** The launcher's worker when the host will run none (no usable interpreter): killed, its descriptors closed. */
+/** The launcher's worker when the host will not run it (another interpreter, or none usable): killed, its descriptors closed. */
 export function discard(pre: Prestarted, why: string): void {
   log(1, `the launcher's python worker (pid ${pre.pid}) is not used: ${why}`);
   signal(pre.pid, "SIGKILL");
