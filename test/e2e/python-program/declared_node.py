@@ -28,17 +28,12 @@ Everything else goes to stderr.
 """
 import sys
 
-sys.dont_write_bytecode = True
+sys.dont_write_bytecode = True  # no __pycache__ beside the drivers
 
-import json  # noqa: E402
 import os  # noqa: E402
 import subprocess  # noqa: E402
-import traceback  # noqa: E402
 
-# fd 1 is kept for the result alone: anything else written to it goes to stderr.
-_result_out = os.fdopen(os.dup(1), "w")
-os.dup2(2, 1)
-
+import program  # noqa: E402 - the driver (and fd 1 kept for the result)
 import pulumi  # noqa: E402
 from pulumi import automation as auto  # noqa: E402
 
@@ -176,20 +171,8 @@ def up_only(settings):
     return [step(settings, stack, "up", stack.up)]
 
 
-SCENARIOS = {"lifecycle": lifecycle, "up": up_only, "counter-lifecycle": counter_lifecycle}
-
-
-def main():
-    scenario, settings = sys.argv[1], json.loads(sys.argv[2])
-    document = {"scenario": scenario}
-    try:
-        document["steps"] = SCENARIOS[scenario](settings)
-    except Exception:  # noqa: BLE001 - a driver failure is reported, not hidden
-        document["driver_error"] = traceback.format_exc()
-    json.dump(document, _result_out)
-    _result_out.write("\n")
-    _result_out.flush()
-
+program.SCENARIOS.clear()
+program.SCENARIOS.update({"lifecycle": lifecycle, "up": up_only, "counter-lifecycle": counter_lifecycle})
 
 if __name__ == "__main__":
-    main()
+    program.main()
