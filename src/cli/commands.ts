@@ -9,6 +9,10 @@ const out: Out = (line) => process.stdout.write(`${line}\n`);
 /** The exit code; usage and usage errors as usage.ts says. */
 export async function runCli(args: readonly string[]): Promise<number> {
   const [cmd, ...rest] = args;
+  // A reader that stops early (`… | head`) closes the pipe: a command for people then ends quietly, as
+  // Unix tools do, rather than with Node's unhandled EPIPE and its stack. `serve` is the plugin: its
+  // stdout is the engine's, and stays as it is.
+  if (cmd !== "serve") process.stdout.on("error", endOnClosedPipe);
   if (isCommand(cmd) && asksForHelp(rest)) return printUsage(cmd);
   switch (cmd) {
     case "serve": {
@@ -100,4 +104,10 @@ async function registration(cmd: "install" | "uninstall", rest: readonly string[
     process.stderr.write(`pulumi-dynamic-host ${cmd}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+}
+
+/** A write to a closed stdout: the reader has gone, and so does the command; any other error is raised. */
+function endOnClosedPipe(e: NodeJS.ErrnoException): void {
+  if (e.code !== "EPIPE") throw e;
+  process.exit(process.exitCode ?? 0);
 }

@@ -117,4 +117,13 @@ describe("pulumi-dynamic-host: help and usage errors for every command", functio
       expect(one.stdout).to.equal(fs.readFileSync(path.join(REPO, "docs/import-and-repair.md"), "utf8"));
     }
   });
+
+  it("a reader that closes the pipe early (`docs | head -1`) ends the command quietly: exit 0, nothing on stderr", function () {
+    // bash prints the command's own exit status (PIPESTATUS) after head's line.
+    const r = spawnSync("bash", ["-c", `"${process.execPath}" "${ENTRY}" docs | head -1; echo "exit \${PIPESTATUS[0]}"`], { encoding: "utf8", timeout: 60_000 });
+    const lines = r.stdout.split("\n").filter(Boolean);
+    expect(lines).to.have.length(2);
+    expect(lines[1]).to.equal("exit 0");
+    expect(r.stderr).to.equal("");
+  });
 });
