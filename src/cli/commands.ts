@@ -43,6 +43,10 @@ export async function runCli(args: readonly string[]): Promise<number> {
       const { runDebug } = await import("./debug.js");
       return runDebug(rest, out);
     }
+    case "schema": {
+      const { runSchema } = await import("./schema.js");
+      return runSchema(rest, out);
+    }
     case "docs": {
       const { runDocs } = await import("./docs.js");
       return runDocs(rest, out);

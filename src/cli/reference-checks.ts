@@ -6,6 +6,7 @@
 // export is among the names its source exports (module-exports.ts); nothing of
 // it runs. Python: the module is found on the program's sys.path and has the
 // attribute (which imports the module, as the worker will).
+import { packageSchema, SchemaError } from "../host/package-schema.js";
 import type { ProviderReference } from "../host/provider-references.js";
 import { DeclarationError, ProviderReferences } from "../host/provider-references.js";
 import type { Language } from "../host/runtime.js";
@@ -37,8 +38,33 @@ export async function readDeclarations(cwd: string, f: Findings): Promise<Declar
     const file = (found.nodejs[0] ?? found.python[0]).declaredIn;
     const latest = [...found.nodejs, ...found.python].filter((r) => r.latestCode).length;
     f("ok", `provider references: ${n} declared in ${file} (pulumi-dynamic-host.providers; latestCode for ${latest})`);
+    checkSchemas([...found.nodejs, ...found.python], f);
   }
   return found;
+}
+
+/**
+ * The package schema each package's declarations make (what GetSchema answers, docs/schema.md):
+ * a problem when one cannot be made, and a note for the types without property types, which a
+ * YAML program cannot give any property.
+ */
+function checkSchemas(refs: readonly ProviderReference[], f: Findings): void {
+  const packages = [...new Set(refs.map((r) => r.typeToken.slice(0, r.typeToken.indexOf(":"))))];
+  for (const name of packages) {
+    const mine = refs.filter((r) => r.typeToken.startsWith(`${name}:`));
+    try {
+      packageSchema(mine, { name });
+    } catch (e) {
+      if (!(e instanceof SchemaError)) throw e;
+      f("problem", `schema of ${name}: ${e.message}`);
+      continue;
+    }
+    const untyped = mine.filter((r) => !r.types).map((r) => r.typeToken);
+    f("ok", `schema of ${name}: ${mine.length} resource type${mine.length === 1 ? "" : "s"} (pulumi-dynamic-host schema --package ${name})`);
+    if (untyped.length) {
+      f("note", `schema of ${name}: ${untyped.join(", ")} declare${untyped.length === 1 ? "s" : ""} no inputs or outputs, so a YAML program can give ${untyped.length === 1 ? "it" : "them"} no property; see docs/schema.md`);
+    }
+  }
 }
 
 /** Each Node reference: resolved without running it. */

@@ -12,6 +12,8 @@ import { NO_ENGINE_LOG, type EngineLog, type Severity } from "./engine-log.js";
 import { BadRequestError, CancelledError, ProviderResultError } from "./errors.js";
 import type { Mode } from "./modes.js";
 import { DeclarationError, ProviderReferences, type ProviderReference } from "./provider-references.js";
+import { checkInputs } from "./input-types.js";
+import { packageSchema, SchemaError } from "./package-schema.js";
 import { onlyProviderDiffers, onlyProviderLayoutChanged } from "./provider-text.js";
 import { redact } from "./redaction.js";
 import { annotateSecrets } from "./secret-inputs.js";
@@ -25,6 +27,7 @@ import {
   isEmptyStruct,
   rawField,
   stringField,
+  structToJs,
   withoutField,
   type AnyStruct,
 } from "./wire.js";
@@ -97,6 +100,12 @@ export class DynamicCore {
   async check(req: CheckRequest, signal: CallSignal): Promise<CheckResponse> {
     const call = this.callInfo("Check", req, signal);
     const { source } = await this.newOrOldProvider(call, req, req.olds, req.news);
+    // A typed declaration's inputs are checked before any provider code runs (./input-types.ts).
+    const typed = (source.reference ?? (await this.declared(call, req)))?.types;
+    if (typed && typed.inputs.size > 0) {
+      const mismatches = checkInputs(typed.inputs, this.inspect(call, "news", () => structToJs(req.news)));
+      if (mismatches.length) return { inputs: withSecrets(req, req.news ?? { fields: {} }, "news"), failures: mismatches };
+    }
     const outcome = await this.run(call, req, () => this.runtime.check(call, source, req.olds, req.news));
     const inputs = withSecrets(req, carry(outcome.inputs, req.news), "news");
     // The engine shows a failure's reason as an error of the resource: the call's secrets are kept out of it too.
@@ -161,6 +170,27 @@ export class DynamicCore {
     // The state's provider, i.e. the code that created or last updated the resource (unless the project declares latestCode).
     const { source } = await this.provider(call, req, req.properties, "properties");
     await this.run(call, req, () => this.runtime.delete(call, source, req.id ?? "", req.properties));
+  }
+
+  /**
+   * The package schema of the types the project declares for this plugin's
+   * package, as JSON (./package-schema.ts); undefined when it declares none.
+   */
+  async schema(): Promise<string | undefined> {
+    let declared: ProviderReference[];
+    try {
+      declared = (await this.declarations()).all();
+    } catch (e) {
+      if (!(e instanceof DeclarationError)) throw e;
+      throw new BadRequestError(`GetSchema: ${e.message}`, grpc.status.FAILED_PRECONDITION);
+    }
+    if (declared.length === 0) return undefined;
+    try {
+      return JSON.stringify(packageSchema(declared, { name: this.mode.package }));
+    } catch (e) {
+      if (!(e instanceof SchemaError)) throw e;
+      throw new BadRequestError(`GetSchema: ${e.message}`, grpc.status.FAILED_PRECONDITION);
+    }
   }
 
   /** The engine's Cancel: every in-flight operation that can be interrupted is asked to stop. */

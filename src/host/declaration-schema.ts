@@ -7,7 +7,16 @@ import { z } from "zod";
 
 const entrySchema = z.union([
   z.string(),
-  z.object({ provider: z.string(), latestCode: z.boolean().optional() }).strict(),
+  z
+    .object({
+      provider: z.string(),
+      latestCode: z.boolean().optional(),
+      // The type's schema (docs/schema.md): read by ./declared-types.ts, which says where a property's type is wrong.
+      description: z.string().optional(),
+      inputs: z.unknown().optional(),
+      outputs: z.unknown().optional(),
+    })
+    .strict(),
 ]);
 
 export const sectionSchema = z

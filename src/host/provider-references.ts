@@ -22,6 +22,7 @@
 // this file.
 import fs from "node:fs";
 import type { SectionSchema } from "./declaration-schema.js";
+import { readProperties, type PropertyMap } from "./declared-types.js";
 import type { Language } from "./runtime.js";
 import { findProjectRoot, projectFile } from "./project-root.js";
 
@@ -40,6 +41,15 @@ export interface ProviderReference {
   declaredIn: string;
   /** The directory of that file: relative Node module paths start here. */
   projectDir: string;
+  /** The type's description and property types, when the declaration gives them (./declared-types.ts). */
+  types?: DeclaredTypes;
+}
+
+/** What a typed declaration says of its resource (docs/schema.md). */
+export interface DeclaredTypes {
+  description?: string;
+  inputs: PropertyMap;
+  outputs: PropertyMap;
 }
 
 const NODE_REFERENCE = /^[^#\s]+#[A-Za-z_$][\w$]*$/;
@@ -152,15 +162,35 @@ function parseSection(
       );
     }
     const latestCode = (typeof entry === "string" ? undefined : entry.latestCode) ?? parsed.data.latestCode ?? false;
-    entries.set(typeToken, { typeToken, reference, latestCode, declaredIn: file, projectDir: root });
+    const declared: ProviderReference = { typeToken, reference, latestCode, declaredIn: file, projectDir: root };
+    if (typeof entry !== "string" && (entry.inputs !== undefined || entry.outputs !== undefined || entry.description !== undefined)) {
+      const types = readTypes(entry, `${SECTION}.providers["${typeToken}"]`);
+      if (typeof types === "string") return new ProviderReferences(language, file, new Map(), `${file}: ${types}`);
+      declared.types = types;
+    }
+    entries.set(typeToken, declared);
   }
   return new ProviderReferences(language, file, entries);
+}
+
+/** A typed entry's types, or the first problem as "<where>: <what>" (docs/schema.md). */
+function readTypes(entry: { description?: string; inputs?: unknown; outputs?: unknown }, at: string): DeclaredTypes | string {
+  const read = (field: "inputs" | "outputs"): PropertyMap | string => {
+    if (entry[field] === undefined || entry[field] === null) return new Map();
+    const map = readProperties(entry[field], `${at}.${field}`);
+    return map instanceof Map ? map : `${map.at}: ${map.message} (docs/schema.md, pulumi-dynamic-host docs schema)`;
+  };
+  const inputs = read("inputs");
+  if (typeof inputs === "string") return inputs;
+  const outputs = read("outputs");
+  if (typeof outputs === "string") return outputs;
+  return { inputs, outputs, ...(entry.description !== undefined ? { description: entry.description } : {}) };
 }
 
 function sectionShape(language: Language): string {
   const syntax = REFERENCE_SYNTAX[language];
   return (
     `the section is { latestCode?: boolean, python?: <path or command>, providers?: { <type token>: ${syntax.shape} | ` +
-    `{ provider: ${syntax.shape}, latestCode?: boolean } } }`
+    `{ provider: ${syntax.shape}, latestCode?: boolean, description?: string, inputs?: {…}, outputs?: {…} } } }`
   );
 }

@@ -120,7 +120,12 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
   return {
     Handshake: refuse("Handshake"),
     Parameterize: refuse("Parameterize"),
-    GetSchema: refuse("GetSchema"),
+    // A project that declares types of this package gets their schema (./package-schema.ts); else, as the references, none.
+    GetSchema: unary("GetSchema", async () => {
+      const schema = await core.schema();
+      if (schema === undefined) throw new NotImplementedError(mode.unimplemented("GetSchema"));
+      return { schema };
+    }),
     CheckConfig: refuse("CheckConfig"),
     DiffConfig: refuse("DiffConfig"),
     Configure: unary("Configure", async (req: Req) => {

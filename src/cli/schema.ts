@@ -1,0 +1,60 @@
+// `pulumi-dynamic-host schema [--package NAME] [DIR]`: the package schema the
+// plugin's GetSchema answers for the project in DIR (default: here), made from
+// its typed declarations (docs/schema.md), printed without an engine: for
+// `pulumi package gen-sdk <file>`, a YAML program's author, or a review.
+import { packageSchema, SchemaError } from "../host/package-schema.js";
+import { DeclarationError, ProviderReferences, type ProviderReference } from "../host/provider-references.js";
+import { usageError } from "./usage.js";
+
+type Out = (line: string) => void;
+
+export async function runSchema(args: readonly string[], out: Out): Promise<number> {
+  let pkg: string | undefined;
+  let dir: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--package") {
+      pkg = args[++i];
+      if (!pkg) return usageError("schema", "--package needs a package name: pulumi-nodejs or pulumi-python");
+    } else if (a.startsWith("--package=")) pkg = a.slice("--package=".length);
+    else if (a.startsWith("-")) return usageError("schema", `unknown option ${JSON.stringify(a)}`);
+    else if (dir === undefined) dir = a;
+    else return usageError("schema", `takes one directory, got ${JSON.stringify(dir)} and ${JSON.stringify(a)}`);
+  }
+  const byPackage = new Map<string, ProviderReference[]>();
+  let file: string | undefined;
+  for (const language of ["nodejs", "python"] as const) {
+    const refs = await ProviderReferences.load(dir ?? process.cwd(), language);
+    file ??= refs.file;
+    try {
+      for (const ref of refs.all()) {
+        const name = ref.typeToken.slice(0, ref.typeToken.indexOf(":"));
+        byPackage.set(name, [...(byPackage.get(name) ?? []), ref]);
+      }
+    } catch (e) {
+      if (!(e instanceof DeclarationError)) throw e;
+      return fail(e.message);
+    }
+  }
+  if (!file) return fail(`no Pulumi.yaml at or above ${dir ?? process.cwd()}: the schema is made from a project's declarations`);
+  const names = [...byPackage.keys()];
+  if (names.length === 0) return fail(`${file} declares no dynamic types (pulumi-dynamic-host.providers); see docs/schema.md`);
+  if (pkg === undefined) {
+    if (names.length > 1) return fail(`${file} declares types of ${names.join(" and ")}: say which package's schema to print with --package`);
+    pkg = names[0];
+  }
+  const declared = byPackage.get(pkg);
+  if (!declared) return fail(`${file} declares no type of package ${pkg}; it declares types of ${names.join(", ")}`);
+  try {
+    out(JSON.stringify(packageSchema(declared, { name: pkg }), null, 2));
+  } catch (e) {
+    if (!(e instanceof SchemaError)) throw e;
+    return fail(e.message);
+  }
+  return 0;
+}
+
+function fail(message: string): number {
+  process.stderr.write(`pulumi-dynamic-host schema: ${message}\n`);
+  return 1;
+}
