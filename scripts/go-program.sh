@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the end-to-end Go program (test/e2e/go-program: an Automation API
-# driver with an inline program) into
-# ~/.cache/pulumi-dynamic-host/go-program-<hash of go.mod and main.go>/bin and
+# Builds an end-to-end Go program, test/e2e/<NAME> (default go-program: an
+# Automation API driver with an inline program; schema-tool: Pulumi's schema
+# binder and SDK generators) into
+# ~/.cache/pulumi-dynamic-host/<NAME>-<hash of go.mod and main.go>/bin and
 # prints the executable's path. A complete build for the same sources is
 # reused; otherwise it is built from the Go module proxy (a minute or two cold).
 #
@@ -14,12 +15,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SRC=test/e2e/go-program
+NAME=${1:-go-program}
+SRC=test/e2e/$NAME
+[ -f "$SRC/main.go" ] || { echo "go-program: no Go program $SRC" >&2; exit 2; }
 key=$(cat "$SRC/go.mod" "$SRC/main.go" | sha256sum | cut -c1-16)
-OUT=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/go-program-$key
-EXE=$OUT/bin/go-program
+OUT=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/$NAME-$key
+EXE=$OUT/bin/$NAME
 
-say() { echo "go-program: $*" >&2; }
+say() { echo "$NAME: $*" >&2; }
 
 if [ -x "$EXE" ] && [ -f "$OUT/.complete" ]; then
   echo "$EXE"

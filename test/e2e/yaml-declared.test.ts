@@ -1,0 +1,232 @@
+// Declared types from a Pulumi YAML program, under the real engine and Pulumi
+// YAML's real language host (built from the Go module proxy by
+// scripts/yaml-host.sh): the project's Pulumi.yaml declares a Node and a
+// Python provider with their property types; YAML loads the package schemas
+// from our plugins' GetSchema, type-checks the program against them, and runs
+// it through up, an up and a refresh that change nothing, an update,
+// `pulumi import` (whose generated YAML comes from the schema too) and
+// destroy. A typo'd property and a value of the wrong type are refused by
+// YAML's type checker before anything is created. The schemas our plugins
+// answer bind without errors in Pulumi's own schema binder (schema-tool,
+// scripts/go-program.sh schema-tool).
+//
+// The providers report who ran them (test/e2e/declared-project): the Node one
+// the script its process runs (our Node plugin), the Python one the plugin
+// that started its worker (our Python plugin's launcher).
+import { expect } from "chai";
+import { execFile, execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { REPO, TEST_VENV } from "../helpers/paths.js";
+import { E2E_BIN, E2E_ROOT, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+
+const TEXT_FILE = "pulumi-nodejs:dynamic/files:TextFile";
+const COUNTER = "pulumi-python:dynamic:Counter";
+const STACK = "dev";
+const OUR_NODE = `${E2E_BIN}/pulumi-resource-pulumi-nodejs`;
+const OUR_PYTHON = `${E2E_BIN}/pulumi-resource-pulumi-python`;
+const FIXTURES = `${REPO}test/e2e/declared-project`;
+
+const DECLARATIONS = `pulumi-dynamic-host:
+  providers:
+    ${TEXT_FILE}:
+      provider: ./text-file#textFileProvider
+      description: A text file on the local disk.
+      inputs:
+        path: { type: string, description: Where the file is. }
+        content: string
+      outputs:
+        size: integer
+        ranBy: { type: any, description: Which process ran the provider. }
+    ${COUNTER}:
+      provider: counters:CounterProvider
+      inputs:
+        start: integer
+        step: integer?
+      outputs:
+        value: integer
+        ranBy: any
+`;
+
+function program(content: string, start: string, extra = ""): string {
+  return `name: yaml-declared
+runtime: yaml
+${DECLARATIONS}
+resources:
+  notes:
+    type: ${TEXT_FILE}
+    properties:
+      path: \${pulumi.cwd}/data/notes.txt
+      ${content}
+  visits:
+    type: ${COUNTER}
+    properties:
+      ${start}
+${extra}
+outputs:
+  fileSize: \${notes.size}
+  fileRanBy: \${notes.ranBy}
+  counterValue: \${visits.value}
+  counterRanBy: \${visits.ranBy}
+`;
+}
+
+function build(script: string, ...args: string[]): string {
+  const out = execFileSync("bash", [`${REPO}scripts/${script}`, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  return out.trim().split("\n").pop()!;
+}
+
+describe("end to end (YAML): declared Node and Python providers, typed by their declarations, through the whole lifecycle", function () {
+  this.timeout(15 * 60 * 1000);
+  let sb: Sandbox;
+  let dir: string;
+  let schemaTool: string;
+  const file = (name: string) => path.join(dir, "data", name);
+
+  before(function () {
+    prepareEngine();
+    // The language host next to pulumi, as an installed CLI has it: no "using … from $PATH" warning.
+    const yamlHost = build("yaml-host.sh");
+    fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
+    fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
+    fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);
+    schemaTool = build("go-program.sh", "schema-tool");
+    sb = sandbox("e2e-yaml-declared");
+    fs.mkdirSync(`${E2E_ROOT}/projects`, { recursive: true });
+    dir = fs.mkdtempSync(`${E2E_ROOT}/projects/yaml-declared-`);
+    for (const f of ["text-file.js", "counters.py"]) fs.copyFileSync(path.join(FIXTURES, f), path.join(dir, f));
+    // A package boundary of its own keeps text-file.js CommonJS (this repository's package.json says "type": "module").
+    fs.writeFileSync(path.join(dir, "package.json"), `{ "private": true }\n`);
+    // The Python of a project whose runtime is not python: a .venv beside Pulumi.yaml (docs/every-language.md).
+    fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(dir, ".venv"));
+    fs.mkdirSync(path.join(dir, "data"));
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), program("content: hello", "start: 3"));
+  });
+  after(function () {
+    sb?.cleanup();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function cli(args: string[], cwd = dir): Promise<{ code: number; stdout: string; stderr: string }> {
+    const env = { ...process.env, ...sb.env };
+    return new Promise((resolve) => {
+      execFile(`${E2E_BIN}/pulumi`, args, { cwd, env, encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+
+  async function ok(args: string[], cwd = dir): Promise<string> {
+    const res = await cli(args, cwd);
+    expect(res.code, `pulumi ${args.join(" ")}:\n${res.stdout}\n${res.stderr}`).to.equal(0);
+    // No warning of any kind: the plugins and the language host are found next to pulumi, and nothing complains.
+    expect(res.stdout + res.stderr, `pulumi ${args.join(" ")}`).to.not.match(/warning:/);
+    return res.stdout;
+  }
+
+  /** The stack's dynamic resources by name; no __provider anywhere, each written by our plugins. */
+  async function exported(stack = STACK): Promise<Record<string, any>> {
+    const text = await ok(["stack", "export", "--stack", stack]);
+    expect(text).to.not.contain("__provider");
+    const out: Record<string, any> = {};
+    for (const r of JSON.parse(text).deployment.resources ?? []) {
+      if (r.type === TEXT_FILE) expect(r.outputs.ranBy.script, `${r.urn}: the Node plugin that ran it`).to.equal(OUR_NODE);
+      if (r.type === COUNTER) expect(r.outputs.ranBy.launchedAs, `${r.urn}: the Python plugin that ran it`).to.equal(OUR_PYTHON);
+      if (r.type === TEXT_FILE || r.type === COUNTER) out[r.urn.split("::").pop()] = r;
+    }
+    return out;
+  }
+
+  const outputs = async () => JSON.parse(await ok(["stack", "output", "--json", "--stack", STACK]));
+
+  let first: Record<string, any>;
+
+  it("each plugin's GetSchema answers its package's schema (pulumi package get-schema), which Pulumi's binder binds", async function () {
+    for (const [pkg, token, plugin] of [["pulumi-nodejs", TEXT_FILE, OUR_NODE], ["pulumi-python", COUNTER, OUR_PYTHON]] as const) {
+      // By the plugin's path: by name, the CLI asks Pulumi's registry, which does not know these packages.
+      const text = await ok(["package", "get-schema", plugin]);
+      const schema = JSON.parse(text);
+      expect(schema.name).to.equal(pkg);
+      expect(Object.keys(schema.resources)).to.deep.equal([token]);
+      // The command for people prints the same schema without an engine.
+      const printed = execFileSync(`${REPO}bin/pulumi-dynamic-host`, ["schema", "--package", pkg], { cwd: dir, encoding: "utf8" });
+      expect(JSON.parse(printed).resources).to.deep.equal(schema.resources);
+      const file = path.join(sb.dir, `${pkg}.json`);
+      fs.writeFileSync(file, text);
+      expect(execFileSync(schemaTool, ["bind", file], { encoding: "utf8" })).to.contain("bound without errors");
+    }
+  });
+
+  it("a typo'd property and a value of the wrong type are refused by YAML's type checker, before anything is created", async function () {
+    const bad = path.join(dir, "typos");
+    fs.mkdirSync(bad);
+    for (const f of ["text-file.js", "counters.py", "package.json", ".venv"]) fs.cpSync(path.join(dir, f), path.join(bad, f), { verbatimSymlinks: true });
+    fs.writeFileSync(path.join(bad, "Pulumi.yaml"), program("contnet: hello", "start: three").replace("name: yaml-declared", "name: yaml-typos"));
+    await ok(["stack", "init", "typos"], bad);
+    const res = await cli(["up", "--yes", "--skip-preview", "--stack", "typos"], bad);
+    expect(res.code).to.not.equal(0);
+    const said = res.stdout + res.stderr;
+    expect(said).to.contain(`${TEXT_FILE} is not assignable from {path: string, contnet: string}`);
+    expect(said).to.contain("content: Missing required property 'content'");
+    expect(said).to.contain(`${COUNTER} is not assignable from {start: string}`);
+    expect(said).to.contain("start: Cannot assign type 'string' to type 'integer'");
+    expect(fs.existsSync(path.join(bad, "data", "notes.txt"))).to.equal(false);
+    const state = JSON.parse(await ok(["stack", "export", "--stack", "typos"], bad));
+    expect((state.deployment.resources ?? []).filter((r: any) => r.type === TEXT_FILE || r.type === COUNTER)).to.deep.equal([]);
+  });
+
+  it("up creates both from their declarations; the program reads their outputs in ${…}", async function () {
+    await ok(["stack", "init", STACK]);
+    await ok(["up", "--yes", "--skip-preview", "--stack", STACK]);
+    const out = await outputs();
+    expect(out).to.deep.include({ fileSize: 5, counterValue: 3 });
+    expect(out.fileRanBy.script).to.equal(OUR_NODE);
+    expect(out.counterRanBy.launchedAs).to.equal(OUR_PYTHON);
+    expect(fs.readFileSync(file("notes.txt"), "utf8")).to.equal("hello");
+    first = await exported();
+    expect(first.notes.inputs).to.deep.equal({ path: file("notes.txt"), content: "hello" });
+    expect(first.visits.inputs).to.deep.equal({ start: 3 });
+  });
+
+  it("a second up with the same program changes nothing (--expect-no-changes)", async function () {
+    await ok(["up", "--yes", "--skip-preview", "--expect-no-changes", "--stack", STACK]);
+    const state = await exported();
+    expect(state.notes.outputs).to.deep.equal(first.notes.outputs);
+    expect(state.visits.outputs).to.deep.equal(first.visits.outputs);
+  });
+
+  it("refresh reads both and changes nothing (--expect-no-changes)", async function () {
+    await ok(["refresh", "--yes", "--skip-preview", "--expect-no-changes", "--stack", STACK]);
+    const state = await exported();
+    expect(state.notes.outputs.ranBy.pid, "the Node provider's read ran").to.not.equal(first.notes.outputs.ranBy.pid);
+    expect(state.visits.outputs.ranBy.pid, "the Python provider's read ran").to.not.equal(first.visits.outputs.ranBy.pid);
+  });
+
+  it("an update of both runs their update", async function () {
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), program("content: hello again", "start: 3\n      step: 2"));
+    await ok(["up", "--yes", "--skip-preview", "--stack", STACK]);
+    expect(await outputs()).to.deep.include({ fileSize: 11, counterValue: 5 });
+    expect(fs.readFileSync(file("notes.txt"), "utf8")).to.equal("hello again");
+    const state = await exported();
+    expect(state.visits.inputs).to.deep.equal({ start: 3, step: 2 });
+  });
+
+  it("pulumi import adopts an existing file and counter; the YAML it writes comes from the schema", async function () {
+    fs.writeFileSync(file("found.txt"), "found");
+    const node = await ok(["import", TEXT_FILE, "found", file("found.txt"), "--yes", "--protect=false", "--stack", STACK]);
+    expect(node).to.contain(`type: ${TEXT_FILE}`);
+    expect(node).to.match(/content: found/);
+    const python = await ok(["import", COUNTER, "seen", "counter-7", "--yes", "--protect=false", "--stack", STACK]);
+    expect(python).to.contain(`type: ${COUNTER}`);
+    const state = await exported();
+    expect(state.found.inputs).to.deep.equal({ path: file("found.txt"), content: "found" });
+    expect(state.seen.inputs).to.deep.equal({ start: 7, step: 1 });
+  });
+
+  it("destroy deletes everything, through the declarations", async function () {
+    await ok(["destroy", "--yes", "--skip-preview", "--stack", STACK]);
+    expect(await exported()).to.deep.equal({});
+    expect(fs.existsSync(file("notes.txt"))).to.equal(false);
+    expect(fs.existsSync(file("found.txt"))).to.equal(false);
+  });
+});
