@@ -3,7 +3,13 @@
 # Automation API driver with an inline program; schema-tool: Pulumi's schema
 # binder and SDK generators) into
 # ~/.cache/pulumi-dynamic-host/<NAME>-<hash of go.mod and main.go>/bin and
-# prints the executable's path. A complete build for the same sources is
+# prints the executable's path.
+#
+# GO_PROGRAM_SDKS="<module path>=<dir> …": Go packages generated from a schema
+# (test/e2e/generated-sdk.test.ts), each copied into the build as a module of
+# that path, required and replaced by the program's go.mod; the program is
+# then built with the tag generatedsdk (its sdk_program.go), and the cache key
+# covers the packages' files. A complete build for the same sources is
 # reused; otherwise it is built from the Go module proxy (a minute or two cold).
 #
 # The sources are copied into the build directory first: -mod=mod lets `go
@@ -18,8 +24,14 @@ cd "$(dirname "$0")/.."
 NAME=${1:-go-program}
 SRC=test/e2e/$NAME
 [ -f "$SRC/main.go" ] || { echo "go-program: no Go program $SRC" >&2; exit 2; }
-key=$(cat "$SRC/go.mod" "$SRC/main.go" | sha256sum | cut -c1-16)
-OUT=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/$NAME-$key
+SDKS=${GO_PROGRAM_SDKS:-}
+sdk_sum=""
+for pair in $SDKS; do
+  sdk_sum+=$(cd "${pair#*=}" && find . -type f -print0 | sort -z | xargs -0 cat | sha256sum)
+  sdk_sum+=" ${pair%%=*}"
+done
+key=$( (cat "$SRC/go.mod" "$SRC"/*.go; echo "$sdk_sum") | sha256sum | cut -c1-16)
+OUT=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/$NAME${SDKS:+-sdk}-$key
 EXE=$OUT/bin/$NAME
 
 say() { echo "$NAME: $*" >&2; }
@@ -32,10 +44,21 @@ fi
 command -v go >/dev/null || { say "go is not installed: the Go end-to-end program is built with Go from the module proxy"; exit 1; }
 rm -rf "$OUT"
 mkdir -p "$OUT/src" "$OUT/bin"
-cp "$SRC/go.mod" "$SRC/main.go" "$OUT/src/"
+cp "$SRC/go.mod" "$SRC"/*.go "$OUT/src/"
+tags=()
+n=0
+for pair in $SDKS; do
+  n=$((n + 1))
+  module=${pair%%=*}
+  cp -r "${pair#*=}" "$OUT/sdk-$n"
+  sdk_version=$(sed -n 's|^require github.com/pulumi/pulumi/sdk/v3 \(v[^ ]*\).*|\1|p' "$SRC/go.mod")
+  printf 'module %s\n\ngo 1.22\n\nrequire github.com/pulumi/pulumi/sdk/v3 %s\n' "$module" "$sdk_version" > "$OUT/sdk-$n/go.mod"
+  printf '\nrequire %s v0.0.0\n\nreplace %s => ../sdk-%s\n' "$module" "$module" "$n" >> "$OUT/src/go.mod"
+  tags=(-tags generatedsdk)
+done
 say "building with $(go version) in $OUT/src"
 started=$(date +%s)
-(cd "$OUT/src" && GOFLAGS=-mod=mod GOTOOLCHAIN=local go build -trimpath -o "$EXE" .)
+(cd "$OUT/src" && GOFLAGS=-mod=mod GOTOOLCHAIN=local go build -trimpath "${tags[@]}" -o "$EXE" .)
 touch "$OUT/.complete"
 say "built in $(( $(date +%s) - started )) s"
 echo "$EXE"

@@ -89,6 +89,10 @@ type Counter struct {
 	RanBy pulumi.MapOutput `pulumi:"ranBy"`
 }
 
+// programFor is the inline program of a step: program, or, built with the tag
+// generatedsdk, the one using SDKs generated from the plugins' schemas (sdk_program.go).
+var programFor = program
+
 // program registers one of each type with the step's inputs and exports their outputs.
 func program(in inputs) pulumi.RunFunc {
 	return func(ctx *pulumi.Context) error {
@@ -123,7 +127,7 @@ func run(ctx context.Context, s settings, op operation) step {
 		out.Error = err.Error()
 		return out
 	}
-	stack, err := auto.UpsertStackInlineSource(ctx, s.Stack, s.Project, program(op.Inputs),
+	stack, err := auto.UpsertStackInlineSource(ctx, s.Stack, s.Project, programFor(op.Inputs),
 		auto.WorkDir(s.WorkDir), auto.PulumiHome(s.Home), auto.EnvVars(s.Env), auto.Pulumi(cli))
 	if err != nil {
 		out.Error = err.Error()
