@@ -47,6 +47,7 @@ const DECLARED_SUITES = [
   "dist/test/e2e/declared-python-program.test.js",
   "dist/test/e2e/go-declared.test.js",
   "dist/test/e2e/bun-declared.test.js",
+  "dist/test/e2e/yaml-declared.test.js",
 ];
 const MOCHA = [path.join(ROOT, "node_modules/mocha/bin/mocha.js"), "--no-config", "--reporter", "test/reporter.cjs", "--timeout", "60000", "--exit"];
 

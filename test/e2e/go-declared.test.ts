@@ -18,7 +18,7 @@ import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
-import { E2E_BIN, E2E_ROOT, languageStandIn, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { E2E_BIN, E2E_ROOT, OUR_ENTRY, languageStandIn, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 
 const TEXT_FILE = "pulumi-nodejs:dynamic/files:TextFile";
 const COUNTER = "pulumi-python:dynamic:Counter";
@@ -103,7 +103,7 @@ function buildSdkProgram(dir: string): string {
   const sdks: string[] = [];
   for (const [pkg, goPackage] of [["pulumi-nodejs", "puluminodejs"], ["pulumi-python", "pulumipython"]]) {
     const schema = path.join(dir, `${pkg}.schema.json`);
-    fs.writeFileSync(schema, execFileSync(`${REPO}bin/pulumi-dynamic-host`, ["schema", "--package", pkg], { cwd: dir, encoding: "utf8" }));
+    fs.writeFileSync(schema, execFileSync(OUR_ENTRY, ["schema", "--package", pkg], { cwd: dir, encoding: "utf8" }));
     const out = path.join(dir, "sdk", pkg);
     execFileSync(tool, ["gen", "go", schema, out], { stdio: ["ignore", "ignore", "inherit"] });
     sdks.push(`example.com/pulumi-${pkg}/sdk/go/${pkg}=${out}/${goPackage}`);

@@ -18,7 +18,7 @@ import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { REPO, TEST_VENV } from "../helpers/paths.js";
-import { E2E_BIN, E2E_ROOT, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { E2E_BIN, E2E_ROOT, OUR_ENTRY, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 
 const TEXT_FILE = "pulumi-nodejs:dynamic/files:TextFile";
 const COUNTER = "pulumi-python:dynamic:Counter";
@@ -149,7 +149,7 @@ describe("end to end (YAML): declared Node and Python providers, typed by their 
       expect(schema.name).to.equal(pkg);
       expect(Object.keys(schema.resources)).to.deep.equal([token]);
       // The command for people prints the same schema without an engine.
-      const printed = execFileSync(`${REPO}bin/pulumi-dynamic-host`, ["schema", "--package", pkg], { cwd: dir, encoding: "utf8" });
+      const printed = execFileSync(OUR_ENTRY, ["schema", "--package", pkg], { cwd: dir, encoding: "utf8" });
       expect(JSON.parse(printed).resources).to.deep.equal(schema.resources);
       const file = path.join(sb.dir, `${pkg}.json`);
       fs.writeFileSync(file, text);
