@@ -88,6 +88,8 @@ function helpAll(): number {
 
 async function registration(cmd: "install" | "uninstall", rest: readonly string[]): Promise<number> {
   const install = await import("./install.js");
+  const at = rest.indexOf("--package");
+  if (at >= 0) return packageRegistration(cmd, rest[at + 1], [...rest.slice(0, at), ...rest.slice(at + 2)]);
   const [flag, value, ...extra] = rest;
   try {
     if (flag === undefined) {
@@ -105,6 +107,30 @@ async function registration(cmd: "install" | "uninstall", rest: readonly string[
     return 0;
   } catch (err) {
     // InstallError says what to do; a file system error names its path and operation.
+    process.stderr.write(`pulumi-dynamic-host ${cmd}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+/** `install --package NAME …`: the host under a package of the project's own name (docs/schema.md). */
+async function packageRegistration(cmd: "install" | "uninstall", pkg: string | undefined, rest: readonly string[]): Promise<number> {
+  if (pkg === undefined || pkg.startsWith("-")) return usageError(cmd, "--package needs a package name (NAME), e.g. --package files");
+  const [flag, value, ...extra] = rest;
+  let where: { dir?: string; project?: string | null };
+  if (flag === "--project" && extra.length === 0 && !value?.startsWith("-")) where = { project: value ?? null };
+  else if (flag === "--dir" && value && !value.startsWith("-") && extra.length === 0) where = { dir: value };
+  else {
+    return usageError(
+      cmd,
+      `--package takes --project [DIR] or --dir DIR${flag === undefined ? "" : `, got ${JSON.stringify(rest.join(" "))}`}: ` +
+        `the engine finds another package's plugin next to pulumi only as it finds one on PATH, with a warning on every run`,
+    );
+  }
+  const install = await import("./install.js");
+  try {
+    (cmd === "install" ? install.installPackage : install.uninstallPackage)(pkg, where, out);
+    return 0;
+  } catch (err) {
     process.stderr.write(`pulumi-dynamic-host ${cmd}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }

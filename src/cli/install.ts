@@ -16,7 +16,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { EMBEDDED, packageRoot } from "../host/assets.js";
-import { MODES, PYTHON } from "../host/modes.js";
+import { COMMAND_NAME, MODES, PLUGIN_PREFIX, PYTHON, ownPackageOfBinary } from "../host/modes.js";
 import { embeddedPythonLauncher } from "./python-launcher.js";
 import { hostVersion } from "../host/plugin-info.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
@@ -73,6 +73,11 @@ export function isOurLauncher(file: string, name: string): boolean {
   }
 }
 
+/** The installed name a plugin name runs: its own, or for a package of the project's own name, the command's. */
+function sourceName(name: string): string {
+  return ownPackageOfBinary(name) ? COMMAND_NAME : name;
+}
+
 function place(name: string, dir: string): Placed {
   const ours = ourPlugins();
   const to = path.join(dir, name);
@@ -85,7 +90,7 @@ function place(name: string, dir: string): Placed {
     const st = fs.statSync(to);
     return { name, ino: st.ino, size: st.size };
   }
-  const source = ours.fileFor(name);
+  const source = ours.fileFor(sourceName(name));
   if (path.resolve(source) === path.resolve(to)) return { name, ino: fs.statSync(to).ino, size: fs.statSync(to).size };
   fs.rmSync(to, { force: true });
   if (!ours.embedded) {
@@ -240,12 +245,12 @@ export function installIntoDir(dir: string, out: (line: string) => void): void {
   );
 }
 
-export function uninstallFromDir(dir: string, out: (line: string) => void): void {
-  for (const name of NAMES) {
+export function uninstallFromDir(dir: string, out: (line: string) => void, names: readonly string[] = NAMES): void {
+  for (const name of names) {
     const file = path.join(dir, name);
     const st = fs.lstatSync(file, { throwIfNoEntry: false });
     if (!st) continue;
-    const ours = ourPlugins().fileFor(name);
+    const ours = ourPlugins().fileFor(sourceName(name));
     const same = st.isSymbolicLink() ? fs.readlinkSync(file) === ours : st.isFile() && (isOurLauncher(file, name) || sameContent(file, ours));
     if (same) {
       fs.rmSync(file);
@@ -297,4 +302,52 @@ export function uninstallForProject(dir: string | undefined, out: (line: string)
   const edit = unregisterProjectPlugins(root, MODES.map((m) => m.package), ourPlugins().dir);
   if (edit.changes.length === 0) out(`${edit.file}: no plugins.providers entry for pulumi-nodejs or pulumi-python; nothing changed`);
   for (const c of edit.changes) out(`${edit.file}: plugins.providers ${c}`);
+}
+
+/**
+ * `install --package NAME --dir DIR | --project [DIR]`: the host under the
+ * plugin name of a package of the project's own name (docs/schema.md), which
+ * serves the types Pulumi.yaml declares as NAME:<module>:<Type>. --project
+ * puts the name beside the host's own and registers that folder for NAME in
+ * plugins.providers, where the engine finds it without a warning.
+ */
+export function installPackage(pkg: string, where: { dir?: string; project?: string | null }, out: (line: string) => void): void {
+  const name = packagePluginName(pkg);
+  if (where.dir !== undefined) {
+    fs.mkdirSync(where.dir, { recursive: true });
+    const p = place(name, where.dir);
+    out(`${path.join(where.dir, name)} -> ${p.link ?? ourPlugins().fileFor(COMMAND_NAME)}`);
+    out(`put ${where.dir} on PATH; the engine then prints "using ${name} from $PATH" on every run, which --project avoids.`);
+    return;
+  }
+  const root = projectRootOf(where.project ?? undefined);
+  const plugins = ourPlugins();
+  checkWritable(plugins.dir, `the host's plugin names live there, and ${name} goes beside them`);
+  const p = place(name, plugins.dir);
+  out(`${path.join(plugins.dir, name)} -> ${p.link ?? plugins.fileFor(COMMAND_NAME)}`);
+  const edit = registerProjectPlugins(root, [pkg], plugins.dir);
+  for (const c of edit.changes) out(`${edit.file}: plugins.providers ${c}`);
+}
+
+/** Undoes installPackage: the name taken out of DIR, or the project's plugins.providers entry removed (the name stays for other projects). */
+export function uninstallPackage(pkg: string, where: { dir?: string; project?: string | null }, out: (line: string) => void): void {
+  const name = packagePluginName(pkg);
+  if (where.dir !== undefined) return uninstallFromDir(where.dir, out, [name]);
+  const root = projectRootOf(where.project ?? undefined);
+  const plugins = ourPlugins();
+  const edit = unregisterProjectPlugins(root, [pkg], plugins.dir);
+  if (edit.changes.length === 0) out(`${edit.file}: no plugins.providers entry for ${pkg}; nothing changed`);
+  for (const c of edit.changes) out(`${edit.file}: plugins.providers ${c}`);
+  out(`left ${path.join(plugins.dir, name)} in place for other projects; \`uninstall --package ${pkg} --dir ${plugins.dir}\` removes it`);
+}
+
+function packagePluginName(pkg: string): string {
+  const name = `${PLUGIN_PREFIX}${pkg}`;
+  if (ownPackageOfBinary(name) !== pkg) {
+    throw new InstallError(
+      `--package ${JSON.stringify(pkg)}: a package of your own is a name of letters, digits, - and _, starting with a letter, ` +
+        `other than pulumi-nodejs and pulumi-python (which install registers without --package)`,
+    );
+  }
+  return name;
 }

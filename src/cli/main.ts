@@ -1,6 +1,8 @@
 // Entry point of every name the host is installed under. The invoked name picks
 // what runs: pulumi-resource-pulumi-nodejs and pulumi-resource-pulumi-python are
-// what the engine launches; pulumi-dynamic-host is the command for people.
+// what the engine launches; pulumi-dynamic-host is the command for people;
+// any other pulumi-resource-<package> serves a package of the project's own
+// name (own-package.ts).
 //
 // The invoked name is argv[1]: the script's path as run under node (npm's links
 // keep the name they were called by), and argv[0] as exec'd in the single
@@ -12,7 +14,8 @@
 // Each plugin name also has a bundle of its own, which the loader picks by the
 // same rule (src/boot/launch.ts) and which starts at plugin-nodejs.ts or
 // plugin-python.ts instead; this entry is the one for people, and for any other way in.
-import { modeOfProcess } from "../host/modes.js";
+import path from "node:path";
+import { modeOfProcess, ownPackageOfBinary } from "../host/modes.js";
 import type { Boot } from "../host/serve.js";
 import { takeLauncherEnvironment } from "./launcher-environment.js";
 
@@ -22,6 +25,12 @@ export async function main(argv: readonly string[] = process.argv, boot?: Boot):
   if (mode) {
     const { servePlugin } = await import("./compose.js");
     return servePlugin(mode, argv.slice(2), boot);
+  }
+  // Any other plugin name: a package of the project's own name (install --package, docs/schema.md).
+  const own = ownPackageOfBinary(path.basename(argv[1] ?? ""));
+  if (own) {
+    const { serveOwnPackage } = await import("./own-package.js");
+    return serveOwnPackage(own, argv.slice(2), boot);
   }
   const { runCli } = await import("./commands.js");
   process.exitCode = await runCli(argv.slice(2));

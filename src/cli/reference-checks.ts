@@ -23,10 +23,10 @@ export interface DeclaredReferences {
 /** Reads both languages' declarations, saying what is found or wrong. */
 export async function readDeclarations(cwd: string, f: Findings): Promise<DeclaredReferences> {
   const found: DeclaredReferences = { nodejs: [], python: [] };
-  for (const language of ["nodejs", "python"] as const satisfies readonly Language[]) {
-    const refs = await ProviderReferences.load(cwd, language);
+  // Every package the project declares types of: pulumi-nodejs, pulumi-python and any of its own (docs/schema.md).
+  for (const refs of (await ProviderReferences.loadAll(cwd)).packages.values()) {
     try {
-      found[language] = refs.all();
+      found[refs.language].push(...refs.all());
     } catch (e) {
       if (!(e instanceof DeclarationError)) throw e;
       f("problem", `provider references: ${e.message}`);

@@ -15,25 +15,21 @@ export async function runSchema(args: readonly string[], out: Out): Promise<numb
     const a = args[i];
     if (a === "--package") {
       pkg = args[++i];
-      if (!pkg) return usageError("schema", "--package needs a package name: pulumi-nodejs or pulumi-python");
+      if (!pkg) return usageError("schema", "--package needs a package name: pulumi-nodejs, pulumi-python or one of the project's own");
     } else if (a.startsWith("--package=")) pkg = a.slice("--package=".length);
     else if (a.startsWith("-")) return usageError("schema", `unknown option ${JSON.stringify(a)}`);
     else if (dir === undefined) dir = a;
     else return usageError("schema", `takes one directory, got ${JSON.stringify(dir)} and ${JSON.stringify(a)}`);
   }
+  const all = await ProviderReferences.loadAll(dir ?? process.cwd());
+  const file = all.file;
   const byPackage = new Map<string, ProviderReference[]>();
-  let file: string | undefined;
-  for (const language of ["nodejs", "python"] as const) {
-    const refs = await ProviderReferences.load(dir ?? process.cwd(), language);
-    file ??= refs.file;
+  for (const [name, refs] of all.packages) {
     try {
-      for (const ref of refs.all()) {
-        const name = ref.typeToken.slice(0, ref.typeToken.indexOf(":"));
-        byPackage.set(name, [...(byPackage.get(name) ?? []), ref]);
-      }
+      byPackage.set(name, refs.all());
     } catch (e) {
       if (!(e instanceof DeclarationError)) throw e;
-      return fail(e.message);
+      if (pkg === undefined || pkg === name || name === "") return fail(e.message);
     }
   }
   if (!file) return fail(`no Pulumi.yaml at or above ${dir ?? process.cwd()}: the schema is made from a project's declarations`);

@@ -9,13 +9,15 @@ export const docReference = (name: string) => `docs/${name}.md (pulumi-dynamic-h
 
 /** The commands for people, in the order the global usage lists them. */
 export const COMMAND_USAGE = {
-  install: `usage: pulumi-dynamic-host install [--project [DIR] | --dir DIR]
+  install: `usage: pulumi-dynamic-host install [--project [DIR] | --dir DIR] [--package NAME]
   (nothing)      register both plugins with the engine next to the pulumi on PATH (no "using … from
                  $PATH" warning); the plugins pulumi ships there are kept as <name>.before-pulumi-dynamic-host
   --project [DIR]  register them for the Pulumi project in DIR (default: here) in its Pulumi.yaml plugins.providers
   --dir DIR      put the plugin names into the folder DIR, to put first on PATH (the engine then warns on every run)
+  --package NAME (with --project or --dir) the host as pulumi-resource-NAME, serving the types Pulumi.yaml
+                 declares as NAME:<module>:<Type> (${docReference("schema")})
   Exit status: 0 installed, 1 could not (the message says why and the ways out), 2 usage error.`,
-  uninstall: `usage: pulumi-dynamic-host uninstall [--project [DIR] | --dir DIR]
+  uninstall: `usage: pulumi-dynamic-host uninstall [--project [DIR] | --dir DIR] [--package NAME]
   Undoes the matching install (next to pulumi: the kept plugins are put back); touches only what install placed.
   Exit status: 0 done, 1 could not, 2 usage error.`,
   doctor: `usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [DIR]

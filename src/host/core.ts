@@ -363,7 +363,7 @@ export class DynamicCore {
 
   /** The project's declarations, read on first need. */
   private declarations(): Promise<ProviderReferences> {
-    return (this.references ??= ProviderReferences.load(this.cwd, this.mode.language));
+    return (this.references ??= ProviderReferences.load(this.cwd, this.mode.language, this.mode.package));
   }
 
   /** The request's type token: its `type`, or the type in its URN. */

@@ -12,9 +12,13 @@ const UNIMPLEMENTED = 12;
 
 export interface Mode {
   language: Language;
-  /** The resource package this plugin serves, the prefix of every type token. */
-  package: "pulumi-nodejs" | "pulumi-python";
-  binary: "pulumi-resource-pulumi-nodejs" | "pulumi-resource-pulumi-python";
+  /**
+   * The resource package this plugin serves, the prefix of every type token:
+   * pulumi-nodejs or pulumi-python, or a package of the project's own name
+   * (packageMode) whose types Pulumi.yaml declares.
+   */
+  package: string;
+  binary: string;
   /** The Node reference exits 255 without an engine address; the Python one ignores argv. */
   requiresEngineAddress: boolean;
   /** Details text of an UNIMPLEMENTED answer for the named RPC. */
@@ -47,6 +51,30 @@ export const PYTHON: Mode = {
 };
 
 export const MODES: readonly Mode[] = [NODEJS, PYTHON];
+
+/** The prefix of a provider plugin's executable name: pulumi-resource-<package>. */
+export const PLUGIN_PREFIX = "pulumi-resource-";
+
+/**
+ * The package a plugin name other than the two dynamic ones serves
+ * (pulumi-resource-files serves files), or undefined for any other name.
+ */
+export function ownPackageOfBinary(name: string): string | undefined {
+  const base = name.replace(/\.(c?js|mjs|cmd|exe)$/i, "");
+  if (!base.startsWith(PLUGIN_PREFIX) || MODES.some((m) => m.binary === base)) return undefined;
+  const pkg = base.slice(PLUGIN_PREFIX.length);
+  return /^[A-Za-z][A-Za-z0-9_-]*$/.test(pkg) ? pkg : undefined;
+}
+
+/**
+ * Serving a package of the project's own name (docs/schema.md): its types are
+ * all declared in Pulumi.yaml, in one language, and a request never carries
+ * serialized code. The engine's argv is read as the Node plugin's, and the
+ * RPCs it does not offer are refused with the Node plugin's texts.
+ */
+export function packageMode(pkg: string, language: Language): Mode {
+  return { ...NODEJS, language, package: pkg, binary: `${PLUGIN_PREFIX}${pkg}`, invoke: (language === "nodejs" ? NODEJS : PYTHON).invoke };
+}
 
 /** The mode for an invoked binary name (argv basename, any extension dropped), or undefined. */
 export function modeForBinary(name: string): Mode | undefined {

@@ -61,6 +61,9 @@ export const REFERENCE_SYNTAX: Record<Language, { pattern: RegExp; shape: string
   python: { pattern: PYTHON_REFERENCE, shape: '"<module>:<attribute>"', example: "providers.counter:CounterProvider" },
 };
 
+/** The package each language's dynamic resources belong to. */
+const DYNAMIC_PACKAGE: Record<Language, string> = { nodejs: "pulumi-nodejs", python: "pulumi-python" };
+
 /** A declaration that cannot be used: the file, the key and what is wrong. */
 export class DeclarationError extends Error {
   override name = "DeclarationError";
@@ -82,7 +85,7 @@ export class ProviderReferences {
    * working directory). A file without the section costs one read and no
    * YAML parse.
    */
-  static async load(start: string, language: Language): Promise<ProviderReferences> {
+  static async load(start: string, language: Language, pkg: string = DYNAMIC_PACKAGE[language]): Promise<ProviderReferences> {
     const root = findProjectRoot(start);
     const file = root && projectFile(root);
     if (!root || !file) return new ProviderReferences(language, undefined, new Map());
@@ -97,7 +100,66 @@ export class ProviderReferences {
     const [yaml, { sectionSchema }] = await Promise.all([import("yaml"), import("./declaration-schema.js")]);
     // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
     const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
-    return parseSection(parse, sectionSchema, text, file, root, language);
+    return parseSection(parse, sectionSchema, text, file, root, language, pkg);
+  }
+
+  /**
+   * The language of the providers the project declares for `pkg`, a package of
+   * its own name (docs/schema.md), told by their references' shapes; or what
+   * keeps it from being served: no project, no such type, or types of both
+   * languages.
+   */
+  static async languageOf(start: string, pkg: string): Promise<{ language: Language; file: string } | { problem: string }> {
+    const section = await readProviders(start);
+    if ("problem" in section) return section;
+    if (!section.file) return { problem: `no Pulumi.yaml at or above ${start}: a plugin of the package ${pkg} serves the types a project declares` };
+    const { file } = section;
+    const found = new Map<Language, string[]>();
+    for (const [token, entry] of Object.entries(section.providers)) {
+      if (!token.startsWith(`${pkg}:`)) continue;
+      const reference = typeof entry === "string" ? entry : (entry as { provider?: unknown } | null)?.provider;
+      const language = (Object.keys(REFERENCE_SYNTAX) as Language[]).find((l) => typeof reference === "string" && REFERENCE_SYNTAX[l].pattern.test(reference));
+      if (!language) {
+        return { problem: `${file}: ${SECTION}.providers["${token}"] names no provider reference (Node "<module>#<export>" or Python "<module>:<attribute>")` };
+      }
+      found.set(language, [...(found.get(language) ?? []), token]);
+    }
+    if (found.size === 0) {
+      return { problem: `${file} declares no type of the package ${pkg}: declare its types under ${SECTION}.providers as ${pkg}:<module>:<Type> (docs/schema.md)` };
+    }
+    if (found.size > 1) {
+      return {
+        problem:
+          `${file} declares types of the package ${pkg} with Node providers (${found.get("nodejs")!.join(", ")}) and with Python ` +
+          `providers (${found.get("python")!.join(", ")}); one package is served by one plugin process in one language: give each language a package of its own`,
+      };
+    }
+    return { language: [...found.keys()][0], file };
+  }
+
+  /**
+   * Every package the project declares types of, each read as its plugin reads
+   * it (for the commands for people: schema, doctor); a problem of one package
+   * is thrown as a DeclarationError when `all()` of it is asked for.
+   */
+  static async loadAll(start: string): Promise<{ file?: string; packages: Map<string, ProviderReferences> }> {
+    const section = await readProviders(start);
+    const packages = new Map<string, ProviderReferences>();
+    if ("problem" in section) {
+      packages.set("", new ProviderReferences("nodejs", undefined, new Map(), section.problem));
+      return { packages };
+    }
+    const names = [...new Set(Object.keys(section.providers).map((t) => t.slice(0, Math.max(0, t.indexOf(":")))))];
+    for (const pkg of names) {
+      const dynamic = (Object.keys(DYNAMIC_PACKAGE) as Language[]).find((l) => DYNAMIC_PACKAGE[l] === pkg);
+      const language = dynamic ?? (await ProviderReferences.languageOf(start, pkg));
+      if (typeof language !== "string" && "problem" in language) {
+        packages.set(pkg, new ProviderReferences("nodejs", section.file, new Map(), language.problem));
+        continue;
+      }
+      packages.set(pkg, await ProviderReferences.load(start, typeof language === "string" ? language : language.language, pkg));
+    }
+    return { file: section.file, packages };
   }
 
   /** The declaration for `typeToken`, or undefined; throws when the project's section is malformed. */
@@ -124,6 +186,26 @@ export class ProviderReferences {
   }
 }
 
+/** The raw providers map of the project's section (unvalidated), for telling packages and languages apart. */
+async function readProviders(start: string): Promise<{ file?: string; providers: Record<string, unknown> } | { problem: string }> {
+  const root = findProjectRoot(start);
+  const file = root && projectFile(root);
+  if (!root || !file) return { providers: {} };
+  let doc: unknown;
+  try {
+    const text = fs.readFileSync(file, "utf8");
+    if (!text.includes(SECTION)) return { file, providers: {} };
+    const yaml = await import("yaml");
+    const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
+    doc = parse(text);
+  } catch (e) {
+    return { problem: `${file} could not be read: ${(e as Error).message}` };
+  }
+  const section = doc && typeof doc === "object" ? (doc as Record<string, unknown>)[SECTION] : undefined;
+  const providers = section && typeof section === "object" ? (section as Record<string, unknown>).providers : undefined;
+  return { file, providers: providers && typeof providers === "object" && !Array.isArray(providers) ? (providers as Record<string, unknown>) : {} };
+}
+
 function parseSection(
   parse: (text: string) => unknown,
   sectionSchema: SectionSchema,
@@ -131,6 +213,7 @@ function parseSection(
   file: string,
   root: string,
   language: Language,
+  pkg: string,
 ): ProviderReferences {
   let doc: unknown;
   try {
@@ -146,7 +229,6 @@ function parseSection(
     const at = [SECTION, ...issue.path.map(String)].join(".");
     return new ProviderReferences(language, file, new Map(), `${file}: ${at}: ${issue.message}; ${sectionShape(language)}`);
   }
-  const pkg = language === "nodejs" ? "pulumi-nodejs" : "pulumi-python";
   const syntax = REFERENCE_SYNTAX[language];
   const entries = new Map<string, ProviderReference>();
   for (const [typeToken, entry] of Object.entries(parsed.data.providers ?? {})) {

@@ -17,7 +17,7 @@ import { expect } from "chai";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { REPO, TEST_VENV } from "../helpers/paths.js";
+import { OUR_PLUGIN_DIR, REPO, TEST_VENV } from "../helpers/paths.js";
 import { E2E_BIN, E2E_ROOT, OUR_ENTRY, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 
 const TEXT_FILE = "pulumi-nodejs:dynamic/files:TextFile";
@@ -228,5 +228,115 @@ describe("end to end (YAML): declared Node and Python providers, typed by their 
     expect(await exported()).to.deep.equal({});
     expect(fs.existsSync(file("notes.txt"))).to.equal(false);
     expect(fs.existsSync(file("found.txt"))).to.equal(false);
+  });
+});
+
+describe("end to end (YAML): packages of the project's own name (install --package), served from their declarations", function () {
+  this.timeout(15 * 60 * 1000);
+  let sb: Sandbox;
+  let dir: string;
+  let schemaTool: string;
+  const PACKAGES = ["files", "counters"];
+
+  before(function () {
+    prepareEngine();
+    const yamlHost = build("yaml-host.sh");
+    fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
+    fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
+    fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);
+    schemaTool = build("go-program.sh", "schema-tool");
+    sb = sandbox("e2e-yaml-own-package");
+    fs.mkdirSync(`${E2E_ROOT}/projects`, { recursive: true });
+    dir = fs.mkdtempSync(`${E2E_ROOT}/projects/yaml-own-package-`);
+    for (const f of ["text-file.js", "counters.py"]) fs.copyFileSync(path.join(FIXTURES, f), path.join(dir, f));
+    fs.writeFileSync(path.join(dir, "package.json"), `{ "private": true }\n`);
+    fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(dir, ".venv"));
+    fs.mkdirSync(path.join(dir, "data"));
+    const own = program("content: hello", "start: 4")
+      .replaceAll(TEXT_FILE, "files:index:TextFile")
+      .replaceAll(COUNTER, "counters:index:Counter")
+      .replace("name: yaml-declared", "name: yaml-own-package");
+    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), own);
+    // As a user registers them: the host's command, for this project.
+    for (const pkg of PACKAGES) {
+      const said = execFileSync(OUR_ENTRY, ["install", "--package", pkg, "--project"], { cwd: dir, encoding: "utf8" });
+      expect(said).to.contain(`plugins.providers`);
+    }
+  });
+  after(function () {
+    for (const pkg of PACKAGES) {
+      // Out of the project, and the name out of the host's folder (for the checkout: not left in bin/).
+      execFileSync(OUR_ENTRY, ["uninstall", "--package", pkg, "--project"], { cwd: dir });
+      execFileSync(OUR_ENTRY, ["uninstall", "--package", pkg, "--dir", OUR_PLUGIN_DIR]);
+    }
+    sb?.cleanup();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return new Promise((resolve) => {
+      execFile(`${E2E_BIN}/pulumi`, args, { cwd: dir, env: { ...process.env, ...sb.env }, encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+  async function ok(args: string[]): Promise<string> {
+    const res = await cli(args);
+    expect(res.code, `pulumi ${args.join(" ")}:\n${res.stdout}\n${res.stderr}`).to.equal(0);
+    expect(res.stdout + res.stderr, `pulumi ${args.join(" ")}`).to.not.match(/warning:/);
+    return res.stdout;
+  }
+  async function resources(): Promise<Record<string, any>> {
+    const state = JSON.parse(await ok(["stack", "export", "--stack", STACK]));
+    const out: Record<string, any> = {};
+    for (const r of state.deployment.resources ?? []) if (!r.type.startsWith("pulumi:")) out[r.urn.split("::").pop()] = r;
+    return out;
+  }
+
+  it("each package's plugin answers its schema, named after the package, which Pulumi's binder binds", async function () {
+    for (const [pkg, token] of [["files", "files:index:TextFile"], ["counters", "counters:index:Counter"]]) {
+      const text = await ok(["package", "get-schema", path.join(OUR_PLUGIN_DIR, `pulumi-resource-${pkg}`)]);
+      const schema = JSON.parse(text);
+      expect(schema.name).to.equal(pkg);
+      expect(Object.keys(schema.resources)).to.deep.equal([token]);
+      const file = path.join(sb.dir, `${pkg}.json`);
+      fs.writeFileSync(file, text);
+      expect(execFileSync(schemaTool, ["bind", file], { encoding: "utf8" })).to.contain("bound without errors");
+    }
+  });
+
+  it("up, an unchanged up, refresh and destroy: the Node package in the host, the Python one in the project's Python", async function () {
+    await ok(["stack", "init", STACK]);
+    await ok(["up", "--yes", "--skip-preview", "--stack", STACK]);
+    const out = JSON.parse(await ok(["stack", "output", "--json", "--stack", STACK]));
+    expect(out).to.deep.include({ fileSize: 5, counterValue: 4 });
+    expect(out.fileRanBy.script, "the Node provider ran in the host run as pulumi-resource-files").to.equal(path.join(OUR_PLUGIN_DIR, "pulumi-resource-files"));
+    expect(fs.realpathSync(out.counterRanBy.python)).to.equal(fs.realpathSync(path.join(dir, ".venv", "bin", "python")));
+    const state = await resources();
+    expect(Object.keys(state).sort()).to.deep.equal(["notes", "visits"]);
+    expect(JSON.stringify(state)).to.not.contain("__provider");
+    expect(state.notes.type).to.equal("files:index:TextFile");
+    await ok(["up", "--yes", "--skip-preview", "--expect-no-changes", "--stack", STACK]);
+    await ok(["refresh", "--yes", "--skip-preview", "--expect-no-changes", "--stack", STACK]);
+    await ok(["destroy", "--yes", "--skip-preview", "--stack", STACK]);
+    expect(await resources()).to.deep.equal({});
+    expect(fs.existsSync(path.join(dir, "data", "notes.txt"))).to.equal(false);
+  });
+
+  it("a plugin of a package the project does not declare says so, and exits before any port line", function () {
+    const other = path.join(sb.dir, "pulumi-resource-nothing");
+    execFileSync(OUR_ENTRY, ["install", "--package", "nothing", "--dir", sb.dir]);
+    let failure: any;
+    try {
+      execFileSync(other, ["127.0.0.1:1"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    } catch (e) {
+      failure = e;
+    }
+    expect(failure?.status).to.equal(1);
+    expect(failure.stdout).to.equal("");
+    expect(failure.stderr).to.equal(
+      `pulumi-resource-nothing: ${path.join(dir, "Pulumi.yaml")} declares no type of the package nothing: declare its types under ` +
+        `pulumi-dynamic-host.providers as nothing:<module>:<Type> (docs/schema.md)\n`,
+    );
   });
 });
