@@ -18,6 +18,7 @@ import { packageSchema } from "../../src/host/package-schema.js";
 import { ProviderReferences } from "../../src/host/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../src/host/runtime.js";
 import { jsToStruct, UNKNOWN_STRING_SENTINEL } from "../../src/host/wire.js";
+import { runDoctor } from "../../src/cli/doctor.js";
 import { runSchema } from "../../src/cli/schema.js";
 
 const TEXT_FILE = "pulumi-nodejs:dynamic/files:TextFile";
@@ -102,6 +103,27 @@ describe("declared types: reading a property's type", function () {
     expect(() => refs.lookup(TEXT_FILE)).to.throw(
       `${dir}/Pulumi.yaml: pulumi-dynamic-host.providers["${TEXT_FILE}"].inputs.mode: "int" is not a type`,
     );
+  });
+});
+
+describe("declared types: doctor", function () {
+  it("reports a malformed type with the file and the property's place, and a good one's schema", async function () {
+    for (const [yaml, expected, code] of [
+      [TYPED.replace("mode: integer?", "mode: int"), `inputs.mode: "int" is not a type`, 1],
+      [TYPED, "ok: schema of pulumi-nodejs: 1 resource type (pulumi-dynamic-host schema --package pulumi-nodejs)", 0],
+    ] as const) {
+      const dir = project(yaml);
+      const lines: string[] = [];
+      try {
+        const exit = await runDoctor([dir], (l) => lines.push(l), () => {});
+        const said = lines.join("\n");
+        expect(said).to.contain(expected);
+        if (code === 1) expect(exit, said).to.equal(1);
+        if (code === 0) expect(said).to.contain("note: schema of pulumi-python: pulumi-python:dynamic:Untyped declares no inputs or outputs");
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
   });
 });
 
