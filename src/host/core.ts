@@ -100,8 +100,9 @@ export class DynamicCore {
   async check(req: CheckRequest, signal: CallSignal): Promise<CheckResponse> {
     const call = this.callInfo("Check", req, signal);
     const { source } = await this.newOrOldProvider(call, req, req.olds, req.news);
-    // A typed declaration's inputs are checked before any provider code runs (./input-types.ts).
-    const typed = (source.reference ?? (await this.declared(call, req)))?.types;
+    // A typed declaration's inputs are checked before any provider code runs (./input-types.ts); for serialized
+    // code, a section that cannot be read stays the concern of the requests that need it.
+    const typed = (source.reference ?? (await this.declared(call, req).catch(() => undefined)))?.types;
     if (typed && typed.inputs.size > 0) {
       const mismatches = checkInputs(typed.inputs, this.inspect(call, "news", () => structToJs(req.news)));
       if (mismatches.length) return { inputs: withSecrets(req, req.news ?? { fields: {} }, "news"), failures: mismatches };
