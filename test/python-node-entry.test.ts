@@ -82,11 +82,30 @@ describe("pulumi-resource-pulumi-python where no sh runs it: the Node entry npm 
     expect(shims.node.target).to.equal(path.join(nodeEntry.packageDir, "bin", PLUGIN));
   });
 
-  it("a PULUMI_DYNAMIC_HOST_PYTHON_ENTRY other than node or sh fails the preinstall with a sentence naming it, and the file is left as it was", function () {
-    const copy = path.join(installsRoot(), "choose-bad");
+  /** A copy of the package's bin/ choice: the preinstall and the shell launcher it may replace. */
+  const chooserCopy = (name: string) => {
+    const copy = path.join(installsRoot(), name);
     fs.mkdirSync(path.join(copy, "bin"), { recursive: true });
     for (const f of ["choose-python-entry.mjs", PLUGIN]) fs.copyFileSync(`${REPO}bin/${f}`, path.join(copy, "bin", f));
     fs.writeFileSync(path.join(copy, "package.json"), '{"type":"module"}');
+    return copy;
+  };
+
+  it("on Windows (process.platform win32, no variable set) the preinstall chooses the Node entry; =sh keeps the shell launcher there", function () {
+    // Node as Windows reports itself: process.platform is what the preinstall reads.
+    const asWindows = ["--import", `data:text/javascript,Object.defineProperty(process, "platform", { value: "win32" });`];
+    const env = { ...process.env };
+    delete env.PULUMI_DYNAMIC_HOST_PYTHON_ENTRY;
+    const windows = chooserCopy("choose-win32");
+    execFileSync(process.execPath, [...asWindows, path.join(windows, "bin/choose-python-entry.mjs")], { env, stdio: "pipe" });
+    expect(fs.readFileSync(path.join(windows, "bin", PLUGIN), "utf8")).to.equal(fs.readFileSync(path.join(nodeEntry.packageDir, "bin", PLUGIN), "utf8"));
+    const kept = chooserCopy("choose-win32-sh");
+    execFileSync(process.execPath, [...asWindows, path.join(kept, "bin/choose-python-entry.mjs")], { env: { ...env, PULUMI_DYNAMIC_HOST_PYTHON_ENTRY: "sh" }, stdio: "pipe" });
+    expect(fs.readFileSync(path.join(kept, "bin", PLUGIN), "utf8")).to.equal(fs.readFileSync(`${REPO}bin/${PLUGIN}`, "utf8"));
+  });
+
+  it("a PULUMI_DYNAMIC_HOST_PYTHON_ENTRY other than node or sh fails the preinstall with a sentence naming it, and the file is left as it was", function () {
+    const copy = chooserCopy("choose-bad");
     let err: { status: number; stderr: string } | undefined;
     try {
       execFileSync(process.execPath, [path.join(copy, "bin/choose-python-entry.mjs")], { env: { ...process.env, PULUMI_DYNAMIC_HOST_PYTHON_ENTRY: "cmd" }, stdio: "pipe", encoding: "utf8" });
