@@ -9,7 +9,7 @@ export interface PluginSpec {
   kind: "ours" | "reference" | "ceiling";
   language: "nodejs" | "python";
   /** Ours as installed (installed-hosts.ts): run only when named in --plugins. */
-  installed?: "npm" | "executable";
+  installed?: "npm" | "npm-node-entry" | "executable";
 }
 
 /** Every plugin the bench runs, in the order of its tables. */
@@ -21,6 +21,7 @@ export const PLUGINS: PluginSpec[] = [
   { id: "ceiling", label: "ceiling (calibration)", kind: "ceiling", language: "nodejs" },
   { id: "npm-node", label: "ours npm-installed, Node mode", kind: "ours", language: "nodejs", installed: "npm" },
   { id: "npm-python", label: "ours npm-installed, Python mode", kind: "ours", language: "python", installed: "npm" },
+  { id: "npm-python-node-entry", label: "ours npm-installed with the Node entry (as on Windows), Python mode", kind: "ours", language: "python", installed: "npm-node-entry" },
   { id: "exe-node", label: "ours single executable, Node mode", kind: "ours", language: "nodejs", installed: "executable" },
   { id: "exe-python", label: "ours single executable, Python mode", kind: "ours", language: "python", installed: "executable" },
 ];

@@ -21,7 +21,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { pb } from "../test/helpers/client.js";
 import { VENV_PYTHON } from "../test/helpers/paths.js";
-import { archiveInstall, npmInstall } from "../test/helpers/installs.js";
+import { archiveInstall, npmInstall, npmInstallNodeEntry } from "../test/helpers/installs.js";
 import { Plugin } from "../test/helpers/plugin.js";
 import { makeDriver, type ClientKind, type Driver, type DriverSession } from "./drivers.js";
 import { groupCpuMs, groupCpuMsFine, median, percentile, Recorder, RssSampler } from "./measure.js";
@@ -82,10 +82,12 @@ let boots: BootTimes | undefined;
 /**
  * Ours as users install it (named in --plugins: npm-node, exe-python, …): the
  * npm package packed and installed into a temporary prefix, or the release
- * archive of `npm run dist` built and unpacked, once per run.
+ * archive of `npm run dist` built and unpacked, once per run; npm-node-entry:
+ * the same package installed as on Windows, its Python plugin's name the Node
+ * entry (bin/python-entry.mjs).
  */
-function installedPlugin(how: "npm" | "executable", language: Language): string {
-  const dir = how === "npm" ? npmInstall().bin : archiveInstall();
+function installedPlugin(how: NonNullable<PluginSpec["installed"]>, language: Language): string {
+  const dir = how === "npm" ? npmInstall().bin : how === "npm-node-entry" ? npmInstallNodeEntry().bin : archiveInstall();
   return path.join(dir, `pulumi-resource-pulumi-${language}`);
 }
 

@@ -72,7 +72,8 @@ execFileSync(
 );
 
 // The npm package as the README installs it (`npm i -g` of the packed tarball, here into a prefix of
-// its own): the declared-provider suites against its bin, with the machine's node.
+// its own): the declared-provider suites against its bin, with the machine's node; then installed
+// as on Windows, the Python suites against its Node entry.
 if (!process.argv[2]) {
   const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "pdh-npm-global-")));
   process.once("exit", () => fs.rmSync(scratch, { recursive: true, force: true }));
@@ -85,4 +86,25 @@ if (!process.argv[2]) {
     stdio: "inherit",
     env: { ...process.env, PULUMI_DYNAMIC_HOST_UNDER_TEST: path.join(prefix, "bin") },
   });
+
+  // The same tarball installed as on Windows: the Python plugin's name is the Node entry
+  // (bin/python-entry.mjs, chosen by the preinstall). The suites that start the Python plugin,
+  // against it; test/python-node-entry.test.ts starts it where no shell can run.
+  const nodeEntry = path.join(scratch, "prefix-node-entry");
+  execFileSync("npm", ["install", "-g", "--prefix", nodeEntry, "--no-audit", "--no-fund", "--loglevel=error", path.join(scratch, packed.filename)], {
+    stdio: ["ignore", "inherit", "inherit"],
+    env: { ...process.env, PULUMI_DYNAMIC_HOST_PYTHON_ENTRY: "node" },
+  });
+  process.stderr.write(`test-installed: the Python suites against npm i -g of ${packed.filename} with the Node entry (as on Windows)\n`);
+  execFileSync(
+    process.execPath,
+    [
+      ...MOCHA,
+      "dist/test/differential/python-*.test.js",
+      "dist/test/python-faults.test.js",
+      "dist/test/e2e/declared-python-provider.test.js",
+      "dist/test/e2e/declared-python-program.test.js",
+    ],
+    { cwd: ROOT, stdio: "inherit", env: { ...process.env, PULUMI_DYNAMIC_HOST_UNDER_TEST: path.join(nodeEntry, "bin") } },
+  );
 }

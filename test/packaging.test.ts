@@ -50,6 +50,8 @@ describe("what users install: the npm package, the single executable and the whe
       expect(files).to.include.members([
         "package.json",
         "bin/launch.mjs",
+        "bin/python-entry.mjs",
+        "bin/choose-python-entry.mjs",
         ...PLUGIN_NAMES.map((n) => `bin/${n}`),
         "dist/bundle/boot.mjs",
         "dist/bundle/cli/host.cjs",

@@ -58,6 +58,24 @@ export function npmInstall(): NpmInstall {
   return npmInstalled;
 }
 
+let npmNodeEntryInstalled: NpmInstall | undefined;
+/**
+ * The same tarball installed into a prefix of its own as on Windows: with
+ * PULUMI_DYNAMIC_HOST_PYTHON_ENTRY=node, the package's preinstall
+ * (bin/choose-python-entry.mjs) puts the Node entry under the Python plugin's
+ * name before npm links it.
+ */
+export function npmInstallNodeEntry(): NpmInstall {
+  if (npmNodeEntryInstalled) return npmNodeEntryInstalled;
+  const { tarball, files } = npmInstall();
+  const prefix = path.join(installsRoot(), "npm-node-entry");
+  run("npm", ["install", "--global", "--prefix", prefix, "--no-audit", "--no-fund", "--offline", tarball], {
+    env: { ...process.env, PULUMI_DYNAMIC_HOST_PYTHON_ENTRY: "node" },
+  });
+  npmNodeEntryInstalled = { tarball, files, prefix, bin: path.join(prefix, "bin"), packageDir: path.join(prefix, "lib/node_modules/pulumi-dynamic-host") };
+  return npmNodeEntryInstalled;
+}
+
 export interface Release {
   archive: string;
   wheel: string;

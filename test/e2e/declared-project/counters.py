@@ -7,13 +7,20 @@ from pulumi.dynamic import CreateResult, DiffResult, ReadResult, ResourceProvide
 
 
 def ran_by():
-    """The worker's interpreter, and the plugin that started it (our launcher sets PULUMI_DYNAMIC_HOST_SERVE in the host)."""
+    """The worker's interpreter, and the plugin that started it: the PULUMI_DYNAMIC_HOST_SERVE our shell
+    launcher starts the host with, or, where the plugin's name is the Node entry (bin/python-entry.mjs,
+    which sets it only inside the host), the plugin file the host's Node was started on."""
     try:
         with open(f"/proc/{os.getppid()}/environ", "rb") as f:
             parent_env = dict(a.decode().split("=", 1) for a in f.read().split(b"\0") if b"=" in a)
+        with open(f"/proc/{os.getppid()}/cmdline", "rb") as f:
+            parent_argv = [a.decode() for a in f.read().split(b"\0")]
     except OSError:
-        parent_env = {}
-    return {"script": sys.argv[0], "python": sys.executable, "launchedAs": parent_env.get("PULUMI_DYNAMIC_HOST_SERVE"), "pid": os.getpid()}
+        parent_env, parent_argv = {}, []
+    launched_as = parent_env.get("PULUMI_DYNAMIC_HOST_SERVE")
+    if launched_as is None and len(parent_argv) > 1 and os.path.basename(parent_argv[0]) == "node" and os.path.basename(parent_argv[1]) == "pulumi-resource-pulumi-python":
+        launched_as = parent_argv[1]
+    return {"script": sys.argv[0], "python": sys.executable, "launchedAs": launched_as, "pid": os.getpid()}
 
 
 class CounterProvider(ResourceProvider):
