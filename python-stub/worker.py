@@ -704,6 +704,8 @@ OPERATIONS = {
     "delete": op_delete,
 }
 assert set(OPERATIONS) | {"ping"} == set(protocol.METHODS), "worker operations and protocol.METHODS disagree"
+# At most this many requests are acknowledged in one $/ack (and started together).
+_ACK_BATCH = 64
 # The methods that run a provider: each names it by providerId (its text) or by reference.
 _PROVIDER_METHODS = frozenset(("check", "diff", "create", "read", "update", "delete"))
 
@@ -751,6 +753,8 @@ class Worker:
         )
         interval = float(os.environ.get("PULUMI_DYNAMIC_HOST_LOAD_INTERVAL_MS", "250")) / 1000
         threading.Thread(target=self.report_load, args=(interval,), name="pulumi-dynamic-host-load", daemon=True).start()
+        # Requests taken and not yet started: acknowledged together ($/ack), then started together.
+        taken = []
         while True:
             try:
                 msg = self.channel.read()
@@ -760,25 +764,48 @@ class Worker:
                 os._exit(3)
             if msg is None:
                 os._exit(0)  # the host went away
-            try:
-                req_id, method, params = protocol.check_request(msg)
-            except protocol.ProtocolError as e:
-                rid = msg.get("id") if isinstance(msg, dict) and isinstance(msg.get("id"), int) else None
-                self.reply_error(rid, e.code, str(e), None)
-                continue
-            if req_id is None:
-                if method == "$/cancel":
-                    self.cancel(params["id"])
-                elif method == "$/program-path":
-                    set_program_path(params["paths"])
-                continue
-            if method == "ping":
-                self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": {"pid": os.getpid()}})
-                continue
-            if method in _PROVIDER_METHODS and not self.resolve_provider(req_id, method, params):
-                continue
-            with self.lock:
-                self.cancel_hooks[req_id] = []
+            self.take(msg, taken)
+            # Requests that arrived together (already buffered) are taken together: one $/ack for all.
+            if taken and (len(taken) >= _ACK_BATCH or not self.channel.has_frame()):
+                self.start(taken)
+                taken = []
+
+    def take(self, msg, taken):
+        """Handles one message from the host; a request to run is appended to `taken`, to be started by start()."""
+        try:
+            req_id, method, params = protocol.check_request(msg)
+        except protocol.ProtocolError as e:
+            rid = msg.get("id") if isinstance(msg, dict) and isinstance(msg.get("id"), int) else None
+            self.reply_error(rid, e.code, str(e), None)
+            return
+        if req_id is None:
+            if method == "$/cancel":
+                self.cancel(params["id"])
+            elif method == "$/program-path":
+                set_program_path(params["paths"])
+            return
+        if method == "ping":
+            self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": {"pid": os.getpid()}})
+            return
+        if method in _PROVIDER_METHODS and not self.resolve_provider(req_id, method, params):
+            return
+        with self.lock:
+            self.cancel_hooks[req_id] = []
+        taken.append((req_id, method, params))
+
+    def start(self, taken):
+        """
+        Acknowledges the requests taken, and starts them once the socket holds
+        the acknowledgement: if this process dies at any point after, the host
+        can read that they were taken (and fails them, naming each: they may
+        have run); a request it never saw acknowledged never ran here, and it
+        sends it to another worker.
+        """
+        try:
+            self.channel.write({"jsonrpc": "2.0", "method": "$/ack", "params": {"ids": [t[0] for t in taken]}}, sent=True)
+        except OSError:
+            os._exit(0)  # the host went away: nothing may run unacknowledged
+        for req_id, method, params in taken:
             self.pool.submit(self.run, req_id, method, params)
 
     def resolve_provider(self, req_id, method, params):
