@@ -132,7 +132,8 @@ export const logSchema = z.strictObject({
  * failed. A load error adds `reason`: what was wrong with the `__provider`
  * text, in words; `details` is then the traceback ("" when nothing raised).
  * When a provider reference failed, `reference` is it, and `reason` names it
- * and where it was written.
+ * and where it was written. `details` leaves out the worker's own frames (it
+ * opens with the user's); `trace` is the whole traceback, for the host's -v log.
  */
 export const userErrorData = z.strictObject({
     grpcCode: z.int(),
@@ -141,6 +142,7 @@ export const userErrorData = z.strictObject({
     message: z.string(),
     reason: z.optional(z.string()),
     reference: z.optional(z.string()),
+    trace: z.optional(z.string()),
   });
 
 /** A path below a request bag: keys and list indexes. */
