@@ -17,9 +17,12 @@
 //
 // "After its death", not "after the kill": SIGKILL takes a few milliseconds to
 // close a many-threaded worker's files on a busy machine, and a request the
-// host writes meanwhile is accepted by the socket, so the host cannot tell it
-// from one the worker had read; it fails naming its URN (src/python-bridge/
-// connection.ts, UndeliveredError).
+// host writes meanwhile is accepted by the socket. The worker acknowledges each
+// request it takes before running it ($/ack, src/python-bridge/connection.ts),
+// so such a request, never acknowledged, goes to a fresh worker too: the
+// second case (issue 34's race) sends its burst right after the kill, or into
+// the socket of a worker stopped first, so that it lies there unread when the
+// worker dies.
 import { expect } from "chai";
 import fs from "node:fs";
 import { pythonProvider } from "./helpers/payloads.js";

@@ -3,7 +3,9 @@
 // lets the test decide exactly what the host has seen: blocking this thread
 // until the killed worker is a zombie and then sending in the same tick means
 // the host cannot have read its channel's end yet, so every write fails; waiting
-// for the child's exit event first means the host knew before it was asked.
+// for the child's exit event first means the host knew before it was asked;
+// stopping the worker (SIGSTOP) before a burst leaves the burst written to its
+// socket and never read, never acknowledged ($/ack), when it is killed.
 import { expect } from "chai";
 import fs from "node:fs";
 import type { Duplex } from "node:stream";
@@ -65,6 +67,13 @@ async function until(cond: () => boolean, what: string, ms = 20_000): Promise<vo
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }
+}
+
+/** `p`, or a failure naming `what` if it does not settle within `ms` (a hang fails the test instead of stalling it). */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms)));
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** Keeps what is written to this process's stderr (the workers' stderr is forwarded there) from the terminal, until restored. */
@@ -146,7 +155,7 @@ describe("python worker pool: requests that meet a worker's death", function () 
     const small = (name: string, props: Record<string, unknown>) => ({ urn: urn(name), provider: text, props: encodeStruct(jsToStruct(props)) });
     const captured = captureStderr();
     const stderr = captured.text;
-    let result: { inFlight: Settled<Record<string, unknown>>[]; burst: Settled<Record<string, unknown>>[] };
+    let result: { burst: Settled<Record<string, unknown>>[]; inFlight: Settled<Record<string, unknown>>[] };
     try {
       const inFlight = Array.from({ length: IN_FLIGHT }, (_, i) => settled(pool.request(create(`inflight${i}`), small(`inflight${i}`, { act: "hang" }))));
       await until(() => count(stderr(), "hanging in create") === IN_FLIGHT, `${IN_FLIGHT} creates running in the worker`);
@@ -155,7 +164,8 @@ describe("python worker pool: requests that meet a worker's death", function () 
       const burst = Array.from({ length: BURST }, (_, i) => settled(pool.request(create(`unread${i}`), small(`unread${i}`, { act: "echo", n: i }))));
       await until(() => channel.writableLength === 0, "the burst to be written to the worker's socket");
       process.kill(child.pid!, "SIGKILL");
-      result = { inFlight: await Promise.all(inFlight), burst: await Promise.all(burst) };
+      // Bounded: an in-flight create sent again would hang in the fresh worker, never answered.
+      result = { burst: await Promise.all(burst), inFlight: await within(Promise.all(inFlight), 20_000, "the in-flight creates to fail") };
     } finally {
       captured.restore();
     }
