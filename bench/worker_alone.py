@@ -117,7 +117,7 @@ def main():
                 if msg is None:
                     sys.exit("the worker closed its channel")
                 if "method" in msg:
-                    continue  # $/load
+                    continue  # $/load, $/ack
                 if "result" not in msg:
                     sys.exit(f"the worker answered with an error: {json.dumps(msg)[:2000]}")
                 done += 1

@@ -17,11 +17,19 @@ _RESULTS = {
 _RESULT_FIELDS = ("inputs", "failures", "changes", "replaces", "delete_before_replace", "id", "outs")
 
 
-def where(method, urn):
-    """The operation and the resource, as the host names them in its own errors ("Create urn:…"); "" without a urn."""
+def where(method, urn, frames=()):
+    """
+    The operation and the resource, as the host names them in its own errors
+    ("Create urn:…"), and the user's frames, most recent first: the block
+    Node mode puts below its errors (src/node-dynamic/user-frames.ts), the
+    same shape. `frames` are (function, file, line). "" without a urn.
+    """
     if not urn:
         return ""
-    return f"\n\n  where: {method[:1].upper()}{method[1:]} {urn}"
+    block = f"\n\n  where: {method[:1].upper()}{method[1:]} {urn}"
+    if frames:
+        block += ", in the provider's code:" + "".join(f"\n    at {name} ({file}:{line})" for name, file, line in frames)
+    return block
 
 
 def hint(exc, method, input_keys):

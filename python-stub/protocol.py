@@ -20,10 +20,10 @@ import re
 import socket
 import threading
 
-PROTOCOL_VERSION = 5
+PROTOCOL_VERSION = 6
 
 # method -> (params fields, result fields); each field is (name, kind, required).
-# Kinds: str, bool, bin (a Struct's bytes), failures, replaces, reference, any.
+# Kinds: str, bool, int, ids (a list of request ids), bin (a Struct's bytes), failures, replaces, reference, any.
 #
 # A provider's serialized text crosses the channel once per worker: the first
 # request for it carries `provider` (the text) and the `providerId` the host
@@ -68,8 +68,14 @@ METHODS = {
     "ping": ([], [("pid", "int", True)]),
 }
 
-# Notifications (no id, no answer). host -> worker: $/cancel, $/program-path; worker -> host: $/ready, $/unusable, $/load, $/log.
+# Notifications (no id, no answer). host -> worker: $/cancel, $/program-path; worker -> host: $/ready, $/unusable, $/ack,
+# $/load, $/log.
 NOTIFICATIONS = {
+    # The requests the worker has taken, sent before any of them starts (and so before any user code
+    # runs for them): a request the host never saw acknowledged never ran, and is safe to send to
+    # another worker when this one dies. Requests answered by the reading thread itself (ping, or an
+    # error about the request) are not acknowledged: their answer comes at once.
+    "$/ack": [("ids", "ids", True)],
     "$/cancel": [("id", "int", True)],
     # The first message to a worker the launcher started: its program paths, as PULUMI_DYNAMIC_HOST_PROGRAM_PATH holds them.
     "$/program-path": [("paths", "str", True)],
@@ -121,6 +127,7 @@ _KIND_CHECKS = {
     "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
     "bin": lambda v: isinstance(v, (bytes, bytearray, memoryview)),
     "changes": lambda v: v in ("some", "none", "unknown"),
+    "ids": lambda v: isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v),
     "replaces": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
     "failures": lambda v: isinstance(v, list)
     and all(isinstance(f, dict) and isinstance(f.get("property"), str) and isinstance(f.get("reason"), str) for f in v),
@@ -241,6 +248,12 @@ class Channel:
         self._out = []
         self._out_bytes = 0
         self._sending = False
+        # Frames queued so far, frames the socket has taken so far (write(..., sent=True) waits on
+        # them), and whether a send failed (the host is gone: nobody waits for it).
+        self._queued = 0
+        self._sent = 0
+        self._send_failed = False
+        self._sent_cond = threading.Condition(self._out_lock)
 
     def _recv(self):
         """Appends what the socket has (waiting for something) to the buffer; False at end of stream."""
@@ -344,7 +357,14 @@ class Channel:
             raise ProtocolError(INVALID_REQUEST, "$bin reference outside the frame")
         return tail[start : start + length]
 
-    def write(self, msg):
+    def has_frame(self):
+        """Whether a whole frame is already buffered, so read() returns it without waiting on the socket."""
+        usual = _USUAL_HEADER.match(self._buf, self._pos)
+        if usual is None:
+            return False
+        return len(self._buf) - usual.end() >= int(usual[1]) + int(usual[2])
+
+    def write(self, msg, sent=False):
         """
         Queues a frame and returns; frames leave in the order queued. The thread
         that finds nobody sending becomes the sender and sends what is queued,
@@ -354,6 +374,10 @@ class Channel:
         becomes the sender when it answers a ping and nobody else is sending; it
         then sends until the queue is empty, which it soon is, since no new
         request is read meanwhile.
+
+        With `sent`, returns only once the socket has taken the frame (whoever
+        sent it): what follows may depend on the host being able to read it
+        even if this process dies next ($/ack). Raises OSError if the send failed.
         """
         tail = _encoding.tail = []
         _encoding.size = 0
@@ -368,13 +392,20 @@ class Channel:
         with self._out_lock:
             self._out.extend(parts)
             self._out_bytes += len(body) + bin_len
+            self._queued += 1
+            mine = self._queued
             if self._sending:
+                if sent:
+                    while self._sent < mine and not self._send_failed:
+                        self._sent_cond.wait()
+                    if self._sent < mine:
+                        raise OSError("the channel's send failed")
                 return
             self._sending = True
         try:
             while True:
                 with self._out_lock:
-                    parts, size = self._out, self._out_bytes
+                    parts, size, upto = self._out, self._out_bytes, self._queued
                     self._out, self._out_bytes = [], 0
                     if not parts:
                         self._sending = False
@@ -383,9 +414,14 @@ class Channel:
                     parts = [b"".join(parts)]
                 for part in parts:
                     self._sock.sendall(part)
+                with self._out_lock:
+                    self._sent = upto
+                    self._sent_cond.notify_all()
         except BaseException:
             with self._out_lock:
                 self._sending = False
+                self._send_failed = True
+                self._sent_cond.notify_all()
             raise
 
     def close(self):

@@ -30,6 +30,7 @@ except ImportError:  # pragma: no cover - not CPython
 _signal.signal(_signal.SIGINT, lambda signum, frame: None)
 
 import os  # noqa: E402
+import re  # noqa: E402
 import sys  # noqa: E402
 
 # The program's import paths, before anything is imported. sys.path[0] is this
@@ -167,7 +168,8 @@ references = _load_sibling("reference", _HELPER_FILE)
 
 PROVIDER_KEY = "__provider"
 # Our frames, left out of the tracebacks shown to users.
-_PLUMBING_FILES = frozenset([os.path.abspath(__file__), os.path.abspath(_HELPER_FILE), call_context.__file__, secret_outputs.__file__])
+_WORKER_FILE = os.path.abspath(__file__)
+_PLUMBING_FILES = frozenset([_WORKER_FILE, os.path.abspath(_HELPER_FILE), call_context.__file__, secret_outputs.__file__])
 
 
 class Cancelled(Exception):
@@ -183,6 +185,7 @@ class UserError(Exception):
         self.details = details
         self.type = type(exc).__name__
         self.message = _safe_str(exc)
+        self.trace = _whole_traceback(exc)
 
 
 class LoadError(UserError):
@@ -198,6 +201,7 @@ class LoadError(UserError):
         self.details = _user_traceback(exc) if exc is not None else ""
         self.type = type(exc).__name__ if exc is not None else "NotAProvider"
         self.message = _safe_str(exc) if exc is not None else reason
+        self.trace = _whole_traceback(exc) if exc is not None else None
         self.reason = reason
         # Set when a provider reference failed: `reason` then names it and where it was written.
         self.reference = reference
@@ -235,22 +239,93 @@ def _safe_str(e):
         return "<unprintable exception>"
 
 
+def _is_plumbing(filename):
+    """A file of this worker's own (its files, the import system above an imported module): never the user's code."""
+    return filename in _PLUMBING_FILES or _is_import_machinery(filename)
+
+
+# The first line of a frame as the traceback module formats it.
+_FRAME_LINE = re.compile(r'  File "(.*)", line \d+, in ')
+
+
 def _user_traceback(exc):
     """
     traceback.format_exc() as the reference sends it, less this worker's
-    plumbing frames: only the operation (op_*) frame stays, where the
-    reference shows its RPC method. The import system's frames, above a
-    module that raised when a provider reference imported it, go too.
+    frames (where the reference shows its own: its RPC method and wrapper), so
+    that it opens with the user's code; chained exceptions too. One stays: the
+    operation's, when it is where the error was raised (_operation_failure). The import
+    system's frames, above a module that raised when a provider reference
+    imported it, go too. Each frame is one piece of the formatted traceback
+    (its File line, source line and carets): the pieces of ours are left out,
+    and the "Traceback (most recent call last):" lines stay even when none of
+    the user's frames is left, as in the reference's text. The whole traceback
+    goes to the host beside it (_whole_traceback), which shows it at -v.
     """
     te = traceback.TracebackException(type(exc), exc, exc.__traceback__)
-    te.stack = traceback.StackSummary.from_list(
-        [
-            f
-            for f in te.stack
-            if (f.filename not in _PLUMBING_FILES or f.name.startswith("op_")) and not _is_import_machinery(f.filename)
-        ]
-    )
-    return "".join(te.format())
+    failed_at = _operation_failure(exc)
+    kept = []
+    for piece in te.format():
+        frame = _FRAME_LINE.match(piece)
+        if frame is None or not _is_plumbing(frame[1]) or (failed_at is not None and piece.startswith(failed_at)):
+            kept.append(piece)
+    return "".join(kept)
+
+
+def _operation_failure(exc):
+    """
+    When the operation itself raised, on what the user's method returned (None
+    for outs, say): the first line of its frame, which stays as the failing
+    statement (the reference's traceback shows the same statement in its RPC
+    method). None when the error was raised anywhere else.
+    """
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    code = tb.tb_frame.f_code
+    if code.co_filename != _WORKER_FILE or not code.co_name.startswith("op_"):
+        return None
+    return f'  File "{code.co_filename}", line {tb.tb_lineno}, in {code.co_name}\n'
+
+
+
+def _whole_traceback(exc):
+    """The traceback with every frame, the worker's own included: what the host logs at -v."""
+    try:
+        return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    except Exception:  # noqa: BLE001 - a diagnostic is never worth a second error
+        return None
+
+
+def _library_dirs():
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    dirs = {os.path.join(os.path.abspath(paths[k]), "") for k in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(k)}
+    return tuple(sorted(dirs))
+
+
+_LIBRARY_DIRS = _library_dirs()
+
+
+def _user_frames(exc):
+    """
+    The frames of the user's code in `exc`'s traceback, most recent first (as
+    the where block lists them, like Node mode's): not this worker's, not the
+    standard library's or an installed package's (the pulumi SDK, dill). A
+    file in the program directory is named relative to it.
+    """
+    cwd = os.path.join(os.getcwd(), "")
+    frames = []
+    for f in traceback.extract_tb(exc.__traceback__):
+        name = f.filename
+        if _is_plumbing(name) or name.startswith("<frozen ") or os.path.abspath(name).startswith(_LIBRARY_DIRS):
+            continue
+        shown = name[len(cwd) :] if name.startswith(cwd) else name
+        frames.append((f.name, shown, f.lineno))
+    frames.reverse()
+    return frames
 
 
 # --- the provider cache ------------------------------------------------------
@@ -704,6 +779,8 @@ OPERATIONS = {
     "delete": op_delete,
 }
 assert set(OPERATIONS) | {"ping"} == set(protocol.METHODS), "worker operations and protocol.METHODS disagree"
+# At most this many requests are acknowledged in one $/ack (and started together).
+_ACK_BATCH = 64
 # The methods that run a provider: each names it by providerId (its text) or by reference.
 _PROVIDER_METHODS = frozenset(("check", "diff", "create", "read", "update", "delete"))
 
@@ -751,6 +828,8 @@ class Worker:
         )
         interval = float(os.environ.get("PULUMI_DYNAMIC_HOST_LOAD_INTERVAL_MS", "250")) / 1000
         threading.Thread(target=self.report_load, args=(interval,), name="pulumi-dynamic-host-load", daemon=True).start()
+        # Requests taken and not yet started: acknowledged together ($/ack), then started together.
+        taken = []
         while True:
             try:
                 msg = self.channel.read()
@@ -760,25 +839,48 @@ class Worker:
                 os._exit(3)
             if msg is None:
                 os._exit(0)  # the host went away
-            try:
-                req_id, method, params = protocol.check_request(msg)
-            except protocol.ProtocolError as e:
-                rid = msg.get("id") if isinstance(msg, dict) and isinstance(msg.get("id"), int) else None
-                self.reply_error(rid, e.code, str(e), None)
-                continue
-            if req_id is None:
-                if method == "$/cancel":
-                    self.cancel(params["id"])
-                elif method == "$/program-path":
-                    set_program_path(params["paths"])
-                continue
-            if method == "ping":
-                self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": {"pid": os.getpid()}})
-                continue
-            if method in _PROVIDER_METHODS and not self.resolve_provider(req_id, method, params):
-                continue
-            with self.lock:
-                self.cancel_hooks[req_id] = []
+            self.take(msg, taken)
+            # Requests that arrived together (already buffered) are taken together: one $/ack for all.
+            if taken and (len(taken) >= _ACK_BATCH or not self.channel.has_frame()):
+                self.start(taken)
+                taken = []
+
+    def take(self, msg, taken):
+        """Handles one message from the host; a request to run is appended to `taken`, to be started by start()."""
+        try:
+            req_id, method, params = protocol.check_request(msg)
+        except protocol.ProtocolError as e:
+            rid = msg.get("id") if isinstance(msg, dict) and isinstance(msg.get("id"), int) else None
+            self.reply_error(rid, e.code, str(e), None)
+            return
+        if req_id is None:
+            if method == "$/cancel":
+                self.cancel(params["id"])
+            elif method == "$/program-path":
+                set_program_path(params["paths"])
+            return
+        if method == "ping":
+            self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": {"pid": os.getpid()}})
+            return
+        if method in _PROVIDER_METHODS and not self.resolve_provider(req_id, method, params):
+            return
+        with self.lock:
+            self.cancel_hooks[req_id] = []
+        taken.append((req_id, method, params))
+
+    def start(self, taken):
+        """
+        Acknowledges the requests taken, and starts them once the socket holds
+        the acknowledgement: if this process dies at any point after, the host
+        can read that they were taken (and fails them, naming each: they may
+        have run); a request it never saw acknowledged never ran here, and it
+        sends it to another worker.
+        """
+        try:
+            self.channel.write({"jsonrpc": "2.0", "method": "$/ack", "params": {"ids": [t[0] for t in taken]}}, sent=True)
+        except OSError:
+            os._exit(0)  # the host went away: nothing may run unacknowledged
+        for req_id, method, params in taken:
             self.pool.submit(self.run, req_id, method, params)
 
     def resolve_provider(self, req_id, method, params):
@@ -840,7 +942,7 @@ class Worker:
             if req_id in self.cancelled and isinstance(e, asyncio.CancelledError):
                 self.reply_error(req_id, protocol.CANCELLED, f"{method} was cancelled", None)
             else:
-                where = error_hints.where(method, params.get("urn"))
+                where = error_hints.where(method, params.get("urn"), _user_frames(e))
                 hint = error_hints.hint(e, method, lambda: _input_keys(method, params))
                 err = UserError(2, _user_traceback(e) + where + hint, e)
                 self.reply_error(req_id, protocol.USER_ERROR, err.message, _error_data(err))
@@ -880,6 +982,8 @@ def _input_keys(method, params):
 
 def _error_data(e):
     data = {"grpcCode": e.code, "details": e.details, "type": e.type, "message": e.message}
+    if e.trace is not None:
+        data["trace"] = e.trace
     if isinstance(e, LoadError):
         data["reason"] = e.reason
         if e.reference is not None:

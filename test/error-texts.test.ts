@@ -7,7 +7,7 @@
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import { pb, type Outcome } from "./helpers/client.js";
-import { SCENARIOS, VENV_PYTHON } from "./helpers/paths.js";
+import { PYTHON_PROGRAM, SCENARIOS, VENV_PYTHON } from "./helpers/paths.js";
 import { ASSET_SIG, nodeProvider, pythonProvider, SECRET_SIG, SIG } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
 
@@ -121,6 +121,23 @@ for (const language of ["nodejs", "python"] as const) {
       if (language === "nodejs") expect(answer).to.deep.equal({ code: 2, details: "boom ✓" });
       else expect(answer.details).to.match(/^Traceback \(most recent call last\):\n[^]*\nException: boom ✓\n$/);
     });
+
+    if (language === "python") {
+      it("an error opens with the user's frames, none of the worker's; the where block lists them most recent first, as Node mode's does", async function () {
+        const answer = await p.client.create({ urn: urn("framed"), properties: { __provider: scripted, act: throwAct, msg: "framed" } });
+        expect(answer.code).to.equal(2);
+        expect(answer.details).to.not.match(/python-stub|worker\.py|op_create|call_context/);
+        const frames = [...answer.details.matchAll(/^ {2}File "([^"]+)", line (\d+), in (\S+)$/gm)].map((m) => ({ file: m[1], line: m[2], name: m[3] }));
+        expect(frames.map((f) => f.name)).to.deep.equal(["create", "act"]);
+        expect(answer.details).to.match(/^Traceback \(most recent call last\):\n {2}File "[^"]+python_providers\.py", line \d+, in create\n/);
+        expect(answer.details).to.match(/\nException: framed\n$/);
+        // The block: the operation, the resource and the same frames, most recent first (the file relative to the program directory when it is in it).
+        const at = frames.map((f) => `    at ${f.name} (${f.file.startsWith(`${PYTHON_PROGRAM}/`) ? f.file.slice(PYTHON_PROGRAM.length + 1) : f.file}:${f.line})`).reverse();
+        expect(answer.where).to.equal(`\n\n  where: Create ${urn("framed")}, in the provider's code:\n${at.join("\n")}`);
+        // Without -v, the whole traceback is not printed.
+        expect(p.stderr.slice(stderrMark)).to.equal("");
+      });
+    }
 
     it("a secret input quoted in the error is [secret]; the same text not marked secret is shown", async function () {
       const marked = await p.client.create({ urn: urn("s1"), properties: { __provider: leaky, quote: secret("s3cr3t-input") } });

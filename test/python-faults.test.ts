@@ -9,6 +9,7 @@ import path from "node:path";
 import { FIXTURES, PYTHON_PROGRAM } from "./helpers/paths.js";
 import { nodeProvider, pickleFromPython310, pythonProvider } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
+import { PROTOCOL_VERSION } from "../src/python-bridge/protocol.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 const WORKERS = `${FIXTURES}workers/`;
@@ -175,7 +176,7 @@ describe("python worker faults", function () {
       const answer = await p.client.create({ urn: urn("mismatch"), properties: { __provider: pythonProvider("minimal") } });
       expect(answer.code).to.equal(UNAVAILABLE);
       expect(answer.details).to.contain(`Create ${urn("mismatch")}: the Python worker running it`);
-      expect(answer.details).to.contain("speaks channel protocol 1, but this host speaks 5");
+      expect(answer.details).to.contain(`speaks channel protocol 1, but this host speaks ${PROTOCOL_VERSION}`);
       expect((await p.client.getPluginInfo()).code).to.equal(0);
     } finally {
       await p.stop();

@@ -17,14 +17,17 @@
 //
 // "After its death", not "after the kill": SIGKILL takes a few milliseconds to
 // close a many-threaded worker's files on a busy machine, and a request the
-// host writes meanwhile is accepted by the socket, so the host cannot tell it
-// from one the worker had read; it fails naming its URN (src/python-bridge/
-// connection.ts, UndeliveredError).
+// host writes meanwhile is accepted by the socket. The worker acknowledges each
+// request it takes before running it ($/ack, src/python-bridge/connection.ts),
+// so such a request, never acknowledged, goes to a fresh worker too: the
+// second case (issue 34's race) sends its burst right after the kill, or into
+// the socket of a worker stopped first, so that it lies there unread when the
+// worker dies.
 import { expect } from "chai";
 import fs from "node:fs";
 import { pythonProvider } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
-import { environOf, parentOf, processState } from "./helpers/proc.js";
+import { environOf, parentOf, processState, unixReceiveQueue } from "./helpers/proc.js";
 import type { Outcome } from "./helpers/client.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
@@ -34,6 +37,10 @@ const ANSWER_BOUND_MS = 30_000;
 const ROUNDS = 10;
 const BURST = 50;
 const IN_FLIGHT = 3;
+/** The race of issue 34: 4 creates in flight when the worker is killed, 24 sent at once around its death. */
+const RACE_ROUNDS = 6;
+const RACE_IN_FLIGHT = 4;
+const RACE_BURST = 24;
 
 /** The worker processes of a plugin: its process group less the host itself. */
 function workerPids(p: Plugin): number[] {
@@ -88,6 +95,23 @@ async function burstQueued(port: number): Promise<void> {
     const now = hostReceiveQueue(port);
     still = now > 0 && now === last ? still + 1 : 0;
     last = now;
+  }
+}
+
+/**
+ * Resolves once the receive queue of `pid`'s channel (fd 3) holds bytes and has
+ * not changed for 200 ms: a stopped worker's socket, holding what the host wrote to it.
+ */
+async function queueSettled(pid: number, what: string): Promise<void> {
+  const until = Date.now() + 10_000;
+  let last = -1;
+  let since = Date.now();
+  for (;;) {
+    const now = unixReceiveQueue(pid, 3) ?? 0;
+    if (now !== last) (last = now), (since = Date.now());
+    else if (now > 0 && Date.now() - since >= 200) return;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what} (receive queue ${now})`);
+    await new Promise((r) => setTimeout(r, 20));
   }
 }
 
@@ -183,6 +207,48 @@ describe("python worker killed while requests race it", function () {
     }
     expect(new Set(killed).size).to.equal(ROUNDS);
     expect(p.userStdout).to.deep.equal([]);
+  });
+
+  it(`${RACE_ROUNDS} rounds: the worker is SIGKILLed with ${RACE_IN_FLIGHT} creates in flight and ${RACE_BURST} more sent at once, lying unread in its socket (it was stopped first: even rounds) or racing its death (odd rounds); none of the ${RACE_BURST} fails, and the ${RACE_IN_FLIGHT} in flight fail naming their URN and are not run again`, async function () {
+    const scripted = pythonProvider("scripted");
+    for (let round = 0; round < RACE_ROUNDS; round++) {
+      const mark = p.stderr.length;
+      const inFlight = Array.from({ length: RACE_IN_FLIGHT }, (_, i) => {
+        const name = `race${round}-inflight${i}`;
+        return { name, answer: bounded(p.client.create({ urn: urn(name), properties: { __provider: scripted, act: "hang" } }), name) };
+      });
+      await p.until(() => count(p.stderr, "hanging in create", mark) >= RACE_IN_FLIGHT, `round ${round}: ${RACE_IN_FLIGHT} creates inside the worker`);
+      const [victim] = workerPids(p);
+      const stopped = round % 2 === 0;
+      const send = () =>
+        Array.from({ length: RACE_BURST }, (_, i) => {
+          const name = `race${round}-burst${i}`;
+          return { name, answer: bounded(p.client.create({ urn: urn(name), properties: { __provider: scripted, act: "echo", n: i } }), name) };
+        });
+      let burst: { name: string; answer: Promise<Outcome> }[];
+      if (stopped) {
+        // The host writes the burst to the worker, which reads none of it; then the worker dies.
+        process.kill(victim, "SIGSTOP");
+        burst = send();
+        await queueSettled(victim, `round ${round}: the burst to lie in the stopped worker's socket`);
+        process.kill(victim, "SIGKILL");
+      } else {
+        process.kill(victim, "SIGKILL");
+        burst = send();
+      }
+      for (const [i, a] of (await Promise.all(burst.map((b) => b.answer))).entries()) {
+        expect(a.code, `round ${round}, ${burst[i].name}: ${a.details}`).to.equal(0);
+        expect(a.view.properties.n).to.equal(i);
+      }
+      for (const { name, answer } of inFlight) {
+        const a = await answer;
+        expect(a.code, `round ${round}, ${name}: ${a.details}`).to.equal(UNAVAILABLE);
+        expect(a.details).to.match(new RegExp(`^Create ${urn(name)}: the Python worker running it \\(pid ${victim}\\) was killed by SIGKILL`));
+      }
+      // Each in-flight create ran once: sent again, it would hang in the fresh worker (and never be answered).
+      expect(count(p.stderr, "hanging in create", mark), `round ${round}`).to.equal(RACE_IN_FLIGHT);
+      await waitFor(() => workerPids(p).length === 1 && !workerPids(p).includes(victim), `round ${round}: one fresh worker`);
+    }
   });
 
   it("a worker whose own child process keeps its stderr open: its request fails when the worker dies, not when that child ends", async function () {

@@ -6,12 +6,19 @@
 // write failed before any of it reached the worker) is rejected at once with an
 // UndeliveredError, which the pool may send elsewhere; a cancelled request is
 // forgotten at once and the worker is told, so no caller ever waits forever.
+//
+// Acknowledge-before-run: the worker acknowledges each request it takes ($/ack)
+// before any user code runs for it, and the acknowledgement is on the socket
+// before the request starts. So when the worker dies, a request still pending
+// that was never acknowledged never ran there, whatever became of its bytes
+// (unread in the socket, read but not started): its owner may fail it as
+// undelivered, to be sent elsewhere (failAll's `acknowledged`).
 import type { Duplex } from "node:stream";
 import type { CallOutput } from "../host/call-output.js";
 import type { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { encodeFrame, FrameDecoder } from "./framing.js";
-import { incomingMessage, responseChecks, resultSchemas, type Method } from "./protocol.js";
+import { ackSchema, fastAckIds, incomingMessage, responseChecks, resultSchemas, type Method } from "./protocol.js";
 
 /** What a request was for, so failures can name it. */
 export interface RequestInfo {
@@ -44,9 +51,10 @@ export class ChannelBrokenError extends WorkerDiedError {
 }
 
 /**
- * A request the worker cannot have received: its channel had already ended or
- * broken, or the write failed with none of the request's bytes handed to the
- * worker's socket. Its operation never started, so it is safe to send again.
+ * A request that never started in the worker: its channel had already ended or
+ * broken, the write failed with none of the request's bytes handed to the
+ * worker's socket, or the worker died without acknowledging it. Its operation
+ * never ran, so it is safe to send again.
  */
 export class UndeliveredError extends ChannelBrokenError {
   override name = "UndeliveredError";
@@ -57,6 +65,8 @@ export class UndeliveredError extends ChannelBrokenError {
 
 interface Pending {
   info: RequestInfo;
+  /** Set when the worker acknowledged it ($/ack): from then on it may have run. */
+  acknowledged?: boolean;
   resolve(result: Record<string, unknown>): void;
   reject(err: Error): void;
 }
@@ -75,7 +85,7 @@ export class RpcConnection {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly decoder = new FrameDecoder();
-  private broken?: (info: RequestInfo) => Error;
+  private broken?: true;
   /** Why nothing more can be sent: the channel ended, failed or closed. */
   private ended?: string;
   private endReported = false;
@@ -163,8 +173,8 @@ export class RpcConnection {
         // batch that left whole in the uncork call wrote nothing when it failed there. A batch still
         // queued after its uncork (behind a slow write, or partly written) may have had frames read
         // by the worker before it died, and one that never left gets the same error as the write
-        // that failed ahead of it, so neither can be told apart: the request stays pending, and the
-        // worker's exit fails it with how the worker ended.
+        // that failed ahead of it, so neither can be told apart here: the request stays pending, and
+        // the worker's exit fails it, as undelivered if the worker never acknowledged it.
         if (whole || (err as NodeJS.ErrnoException).syscall === undefined) {
           this.pending.delete(id);
           p.reject(new UndeliveredError(info, `writing to its channel failed (${err.message})`));
@@ -182,12 +192,15 @@ export class RpcConnection {
     if (this.usable) this.write({ jsonrpc: "2.0", method, params }, () => undefined);
   }
 
-  /** Rejects every pending request with an error made for it; later requests fail the same way. */
-  failAll(makeError: (info: RequestInfo) => Error): void {
-    this.broken ??= makeError;
+  /**
+   * Rejects every pending request with an error made for it, told whether the
+   * worker acknowledged it (if not, it never ran there); nothing more is sent.
+   */
+  failAll(makeError: (info: RequestInfo, acknowledged: boolean) => Error): void {
+    this.broken ??= true;
     const all = [...this.pending.values()];
     this.pending.clear();
-    for (const p of all) p.reject(makeError(p.info));
+    for (const p of all) p.reject(makeError(p.info, p.acknowledged === true));
   }
 
   /**
@@ -236,10 +249,31 @@ export class RpcConnection {
     this.stream.destroy();
   }
 
+  /** $/ack: marks the requests named as taken by the worker (ids no longer pending are ones answered or cancelled here). */
+  private acknowledge(params: Record<string, unknown>): void {
+    const ack = ackSchema.safeParse(params);
+    if (!ack.success) {
+      this.breakChannel(new ChannelBrokenError(`the worker sent an acknowledgement outside the protocol: ${ack.error.message}`));
+      return;
+    }
+    this.markAcknowledged(ack.data.ids as number[]);
+  }
+
+  private markAcknowledged(ids: number[]): void {
+    for (const id of ids) {
+      const p = this.pending.get(id);
+      if (p) p.acknowledged = true;
+    }
+  }
+
   private dispatch(raw: unknown): void {
     // The common message, a result for a request in flight, is checked whole for its method.
     const id = raw !== null && typeof raw === "object" && "result" in raw ? (raw as { id?: unknown }).id : undefined;
     const waiting = typeof id === "number" ? this.pending.get(id) : undefined;
+    if (id === undefined) {
+      const acked = fastAckIds(raw);
+      if (acked) return this.markAcknowledged(acked);
+    }
     if (waiting) {
       const result = responseChecks[waiting.info.method](raw);
       if (result) {
@@ -256,7 +290,8 @@ export class RpcConnection {
     }
     const msg = parsed.data;
     if ("method" in msg) {
-      this.onNotification(msg.method, msg.params);
+      if (msg.method === "$/ack") this.acknowledge(msg.params);
+      else this.onNotification(msg.method, msg.params);
       return;
     }
     if (msg.id === null) {

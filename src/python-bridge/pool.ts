@@ -19,9 +19,10 @@
 //
 // A worker that is going away (WorkerProcess.usable is false) is never picked;
 // its slot gets a fresh worker, and the old one is kept in `leaving` until it
-// has exited. A request that could not be delivered to the worker it was given
-// to (UndeliveredError: it never started there) is sent once more, to a live or
-// fresh worker; one that was delivered fails with the worker's own error.
+// has exited. A request that never started in the worker it was given to
+// (UndeliveredError: not written to it, or never acknowledged by it before it
+// died) is sent once more, to a live or fresh worker; one the worker
+// acknowledged fails with the worker's own error.
 import { availableParallelism } from "node:os";
 import type { CallSignal } from "../host/call-signal.js";
 import { describeRequest, UndeliveredError, type RequestInfo } from "./connection.js";

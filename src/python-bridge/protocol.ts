@@ -9,9 +9,9 @@ import en from "zod/v4/locales/en.js";
 
 z.config(en());
 
-export const PROTOCOL_VERSION = 5;
+export const PROTOCOL_VERSION = 6;
 
-export type FieldKind = "str" | "bool" | "int" | "bin" | "changes" | "replaces" | "failures" | "reference" | "context" | "any";
+export type FieldKind = "str" | "bool" | "int" | "ids" | "bin" | "changes" | "replaces" | "failures" | "reference" | "context" | "any";
 /** [name, kind, required] */
 export type FieldSpec = readonly [string, FieldKind, boolean];
 
@@ -59,6 +59,10 @@ export const METHODS = {
 export type Method = keyof typeof METHODS;
 
 export const NOTIFICATIONS = {
+  // The requests the worker has taken, sent before any of them starts (so before any user code runs
+  // for them): one the host never saw acknowledged never ran, and may go to another worker when this
+  // one dies (connection.ts). Requests the worker answers at once (ping, a refused request) get none.
+  "$/ack": [["ids", "ids", true]],
   "$/cancel": [["id", "int", true]],
   // The first message to a worker the launcher started (prestarted.ts): its program paths, as PROGRAM_PATH_VARIABLE holds them.
   "$/program-path": [["paths", "str", true]],
@@ -91,6 +95,7 @@ const kindSchema: Record<FieldKind, z.ZodMiniType> = {
   str: z.string(),
   bool: z.boolean(),
   int: z.int(),
+  ids: z.array(z.int()),
   bin: z.instanceof(Buffer),
   changes: z.enum(["some", "none", "unknown"]),
   replaces: z.array(z.string()),
@@ -110,6 +115,7 @@ export const resultSchemas = Object.fromEntries(
   Object.entries(METHODS).map(([m, s]) => [m, objectSchema(s.result)]),
 ) as Record<Method, z.ZodMiniType<Record<string, unknown>>>;
 
+export const ackSchema = objectSchema(NOTIFICATIONS["$/ack"]);
 export const readySchema = objectSchema(NOTIFICATIONS["$/ready"]);
 export const loadSchema = objectSchema(NOTIFICATIONS["$/load"]);
 export const unusableSchema = objectSchema(NOTIFICATIONS["$/unusable"]);
@@ -126,7 +132,8 @@ export const logSchema = z.strictObject({
  * failed. A load error adds `reason`: what was wrong with the `__provider`
  * text, in words; `details` is then the traceback ("" when nothing raised).
  * When a provider reference failed, `reference` is it, and `reason` names it
- * and where it was written.
+ * and where it was written. `details` leaves out the worker's own frames (it
+ * opens with the user's); `trace` is the whole traceback, for the host's -v log.
  */
 export const userErrorData = z.strictObject({
     grpcCode: z.int(),
@@ -135,6 +142,7 @@ export const userErrorData = z.strictObject({
     message: z.string(),
     reason: z.optional(z.string()),
     reference: z.optional(z.string()),
+    trace: z.optional(z.string()),
   });
 
 /** A path below a request bag: keys and list indexes. */
@@ -165,6 +173,7 @@ const kindCheck: Record<FieldKind, (v: unknown) => boolean> = {
   str: (v) => typeof v === "string",
   bool: (v) => typeof v === "boolean",
   int: (v) => Number.isSafeInteger(v),
+  ids: (v) => Array.isArray(v) && v.every((x) => Number.isSafeInteger(x)),
   bin: (v) => Buffer.isBuffer(v),
   changes: (v) => v === "some" || v === "none" || v === "unknown",
   replaces: (v) => Array.isArray(v) && v.every((x) => typeof x === "string"),
@@ -240,3 +249,18 @@ export const incomingMessage = z.union([
 ]);
 
 export type IncomingMessage = z.infer<typeof incomingMessage>;
+
+/**
+ * The ids of a $/ack message exactly as the worker writes it, else undefined
+ * (the message then goes through incomingMessage and ackSchema, which say
+ * what is wrong): one comes with every batch of requests, so it skips zod's cost.
+ */
+export function fastAckIds(raw: unknown): number[] | undefined {
+  if (!isPlainRecord(raw) || raw.method !== "$/ack" || raw.jsonrpc !== "2.0") return undefined;
+  const params = raw.params;
+  if (!isPlainRecord(params) || !kindCheck.ids(params.ids)) return undefined;
+  let keys = 0;
+  for (const k in raw) if (Object.hasOwn(raw, k)) keys++;
+  for (const k in params) if (Object.hasOwn(params, k) && k !== "ids") return undefined;
+  return keys === 3 ? (params.ids as number[]) : undefined;
+}

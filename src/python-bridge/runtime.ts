@@ -5,6 +5,8 @@
 import * as grpc from "@grpc/grpc-js";
 import type * as z from "zod/mini";
 import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
+import { log } from "../host/log.js";
+import { redact } from "../host/redaction.js";
 import type {
   Bag,
   CallInfo,
@@ -277,6 +279,10 @@ export class PythonRuntime implements DynamicRuntime {
       if (e instanceof RpcError) {
         if (e.code === ErrorCodes.UserError || e.code === ErrorCodes.LoadError) {
           const data = userErrorData.safeParse(e.data);
+          // The answer shows the user's frames; the worker's own are for whoever asked for logs.
+          if (data.success && data.data.trace !== undefined) {
+            log(1, redact(`${call.operation} ${call.urn}: the whole Python traceback, the worker's own frames included:\n${data.data.trace.trimEnd()}`, call.secrets()));
+          }
           if (data.success && e.code === ErrorCodes.LoadError) throw loadFailure(call, facts, data.data);
           if (data.success) throw new UserOperationError(data.data.grpcCode, data.data.details);
         }

@@ -12,6 +12,12 @@
 // flight have failed). Death is taken from the first sign of it: the channel's
 // end, error or close, or the process's exit event, never only from the end of
 // its stdio, which a process the worker started may hold open for any time.
+//
+// Of the requests in flight when it exits, those it acknowledged (connection.ts)
+// fail with how it ended: they may have run. Those it never acknowledged never
+// ran, and fail undelivered, so the pool sends them to another worker (once) —
+// unless the worker never got as far as serving (it died starting, or its
+// interpreter cannot run it), where a fresh worker would fare no better.
 import type { Readable } from "node:stream";
 import { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
@@ -115,7 +121,11 @@ export class WorkerProcess {
         clearInterval(this.healthTimer);
         void drained([this.child.stderr, channel], DRAIN_AFTER_EXIT_MS).then(() => {
           log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(exit)}`);
-          this.conn.failAll((info) => this.diedError(info));
+          this.conn.failAll((info, acknowledged) =>
+            acknowledged || !this.ready || this.unusable
+              ? this.diedError(info)
+              : new UndeliveredError(info, `the worker (pid ${this.pid}) ${describeExit(exit)} before it took the request`),
+          );
           this.onStarted.reject(this.diedError({ method: "ping", urn: "", operation: "Starting" }));
           resolve(exit);
         });

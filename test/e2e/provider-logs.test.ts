@@ -321,7 +321,7 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expect(JSON.stringify(ops.up.events)).to.not.contain(SECRET);
     });
 
-    it("[difference] an error: the traceback's frames are the program's (after the one op_create frame), then the operation, the resource and a hint (a missing input key, None returned, a coroutine not awaited)", async function () {
+    it("[difference] an error: the traceback's frames are the program's alone, then the operation, the resource, the program's frames (most recent first) and a hint (a missing input key, None returned, a coroutine not awaited)", async function () {
       const { up } = await drive(sb, "raises", "runtime-options", { driver: "logs.py" });
       expect(up.error, "up should fail").to.not.equal(undefined);
       const errors = up.events.filter((e) => e.diagnostic_event?.severity === "error").map((e) => e.diagnostic_event);
@@ -329,11 +329,12 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expect(error, JSON.stringify(errors)).to.not.equal(undefined);
       const frames = [...(error.message as string).matchAll(/File "([^"]+)", line \d+, in (\S+)/g)].map((m) => [m[1].split("/").pop(), m[2]]);
       expect(frames).to.deep.equal([
-        ["worker.py", "op_create"],
         ["logs.py", "create"],
         ["logs.py", "helper_that_raises"],
       ]);
-      expect(error.message).to.contain(`KeyError: 'no-such-input'\n\n\n  where: Create ${error.urn}\n\n  hint: `);
+      expect(error.message).to.match(
+        new RegExp(`KeyError: 'no-such-input'\n\n\n  where: Create ${error.urn.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}, in the provider's code:\n    at helper_that_raises \\(logs\\.py:\\d+\\)\n    at create \\(logs\\.py:\\d+\\)\n\n  hint: `),
+      );
       expect(error.message).to.contain("hint: create read the key 'no-such-input', which the resource's inputs do not have (they have: 'present')");
       const hintOf = (name: string) => errors.find((d) => d.urn?.endsWith(`::${name}`))?.message.split("\n  hint: ")[1]?.trim();
       expect(hintOf("returns-nothing")).to.equal("create returned None; it must return CreateResult(id, outs)");

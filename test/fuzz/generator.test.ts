@@ -110,6 +110,7 @@ describe("fuzz machinery", function () {
       ["no method or resource", { details: "boom" }, {}, ["unclear", "unclear"]],
       ["a bare traceback", { details: `Traceback (most recent call last):\n  File "x", line 1, in create ${urn}` }, {}, ["unclear", "unclear"]],
       ["a JavaScript stack", { details: `Create ${urn}: x\n    at f (/a/b.js:1:2)` }, {}, ["unclear"]],
+      ["the user's frames in our where block", { details: `Create ${urn}: x\n\n  where: Create ${urn}, in the provider's code:\n    at f (b.py:1)` }, {}, []],
       ["a secret", { details: `Create ${urn}: s3cret-x` }, {}, ["secret"]],
       ["a text over the cap", { details: `Create ${urn}: ${"x".repeat(70_000)}` }, {}, ["too-long"]],
       ["the wrong code", { code: 2 }, { onlyCodes: [3] }, ["expectation"]],

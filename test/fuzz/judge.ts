@@ -3,6 +3,7 @@
 // an error a details text that says what was wrong and where, within the cap,
 // with no secret in it. judge() lists what a case got wrong (empty: it passed);
 // the same list, for a reference plugin, is recorded for comparison only.
+import { splitWhere } from "../../src/conformance/client.js";
 import type { Case } from "./cases.js";
 import { CODE, DETAILS_CAP_BYTES } from "./limits.js";
 import { canonStruct, lastBody, readFields } from "./proto-bytes.js";
@@ -64,7 +65,8 @@ function clearError(c: Case, o: Observation, v: (kind: Violation["kind"], text: 
   if (d.trim() === "") v("unclear", `code ${o.code} with no text`);
   if (o.code === CODE.INTERNAL || /internal error/i.test(d)) v("internal", `an internal error for bad input: code ${o.code}: ${clip(d)}`);
   if (o.code === CODE.UNAVAILABLE && !(c.codes ?? []).includes(CODE.UNAVAILABLE)) v("worker-died", `UNAVAILABLE: ${clip(d)}`);
-  if (/^\s+at .+[(:]\d+/m.test(d)) v("unclear", `the text holds a JavaScript stack: ${clip(d)}`);
+  // The block below a user error (where it was thrown, in the user's frames: splitWhere) is ours on purpose.
+  if (/^\s+at .+[(:]\d+/m.test(splitWhere(d)[0])) v("unclear", `the text holds a JavaScript stack: ${clip(d)}`);
   if (!c.userError && isResourceRpc(c.method)) {
     const head = d.slice(0, 2048);
     if (/^Traceback \(most recent call last\)/.test(d)) v("unclear", `a bare Python traceback: ${clip(d)}`);

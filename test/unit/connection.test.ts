@@ -3,7 +3,8 @@
 // one. A result is checked whole by its method's schema; a result that breaks
 // it fails only its own request, a message outside the protocol stops the
 // channel, and a late answer is dropped. A request that cannot have reached
-// the worker is told apart from one that may have.
+// the worker is told apart from one that may have, and one it acknowledged
+// ($/ack) from one it never took.
 import { expect } from "chai";
 import { Duplex } from "node:stream";
 import { CallSignal } from "../../src/host/call-signal.js";
@@ -163,5 +164,59 @@ describe("worker channel: requests the worker cannot have received", function ()
     expect(r.err).to.be.instanceOf(UndeliveredError);
     expect(r.err!.message).to.match(new RegExp(`^Create ${create.urn}: it could not be sent to the Python worker: writing to its channel failed \\(.*destroyed.*\\)$`));
     expect(conn.inFlight).to.equal(0);
+  });
+});
+
+describe("worker channel: acknowledgements ($/ack)", function () {
+  /** Lets the host read what `answer` pushed. */
+  const read = () => new Promise((r) => setImmediate(r));
+
+  it("tells the owner which pending requests the worker acknowledged when it fails them", async function () {
+    const { conn, answer, written, sent } = scripted();
+    const a = settle(conn.request({ ...create, urn: `${create.urn}a` }, { urn: "a", providerId: 1 }));
+    const b = settle(conn.request({ ...create, urn: `${create.urn}b` }, { urn: "b", providerId: 1 }));
+    const c = settle(conn.request({ ...create, urn: `${create.urn}c` }, { urn: "c", providerId: 1 }));
+    await written(3);
+    // One batch acknowledged, an id no longer pending among them (answered or cancelled: ignored).
+    answer({ jsonrpc: "2.0", method: "$/ack", params: { ids: [sent[0].id, sent[2].id, 999] } });
+    await read();
+    const told: [string, boolean][] = [];
+    conn.failAll((info, acknowledged) => {
+      told.push([info.urn.slice(-1), acknowledged]);
+      return acknowledged ? new Error(`${info.urn}: died`) : new UndeliveredError(info, "never taken");
+    });
+    expect(told).to.deep.equal([
+      ["a", true],
+      ["b", false],
+      ["c", true],
+    ]);
+    expect((await a).err).to.not.be.instanceOf(UndeliveredError);
+    expect((await b).err).to.be.instanceOf(UndeliveredError);
+    expect((await c).err).to.not.be.instanceOf(UndeliveredError);
+  });
+
+  it("an acknowledgement written another way than the worker writes it (keys in another order) counts the same", async function () {
+    const { conn, answer, written, sent } = scripted();
+    const a = settle(conn.request(create, { urn: "a", providerId: 1 }));
+    await written(1);
+    answer({ params: { ids: [sent[0].id] }, method: "$/ack", jsonrpc: "2.0" });
+    await read();
+    const acked: boolean[] = [];
+    conn.failAll((_info, acknowledged) => (acked.push(acknowledged), new Error("died")));
+    expect(acked).to.deep.equal([true]);
+    expect((await a).err?.message).to.equal("died");
+  });
+
+  it("an acknowledgement outside the protocol stops the channel, failing the requests in flight by name", async function () {
+    const { conn, answer, written, broken } = scripted();
+    const a = settle(conn.request(create, { urn: "a", providerId: 1 }));
+    await written(1);
+    answer({ jsonrpc: "2.0", method: "$/ack", params: { ids: ["one"] } });
+    await read();
+    expect(broken).to.have.length(1);
+    expect(broken[0].message).to.match(/^the worker sent an acknowledgement outside the protocol: /);
+    const err = (await a).err!;
+    expect(err).to.be.instanceOf(ChannelBrokenError);
+    expect(err.message).to.match(new RegExp(`^Create ${create.urn}: the worker sent an acknowledgement outside the protocol`));
   });
 });

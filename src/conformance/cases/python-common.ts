@@ -4,11 +4,12 @@
 //
 // Errors are grpc-python's `context.abort(UNKNOWN, traceback.format_exc())`.
 // Tracebacks differ only in the plugin's own plumbing frames: the reference's
-// pulumi/dynamic/__main__.py (its wrapper and RPC method, get_provider, …),
-// ours' single op_<method> frame of python-stub/worker.py. A case does not know
-// which plugin it talks to: it accepts exactly one of those two shapes and
-// checks, and compares, the rest (the first line, every user and SDK frame, the
-// final exception lines).
+// pulumi/dynamic/__main__.py (its wrapper and RPC method, get_provider, …);
+// ours leaves its own (python-stub/worker.py) out, so that the text opens with
+// the user's frames, but for its op_<method> frame when the error was raised
+// there (on what the user's method returned). A case does not know which plugin
+// it talks to: it accepts either shape and checks, and compares, the rest (the
+// first line, every user and SDK frame, the final exception lines).
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { equal, ok, type CaseContext } from "../case.js";
@@ -86,14 +87,20 @@ const rpcName = (op: string) => op[0].toUpperCase() + op.slice(1).toLowerCase();
 /**
  * The plugin's own frames are one of the two known shapes, never a mix: the
  * reference's __main__.py frames starting with its wrapper and the RPC method
- * (`exactRef`: exactly those), or ours' single op_<method> frame.
+ * (`exactRef`: exactly those), or ours: none, or the op_<method> frame alone
+ * as the last frame, when the error was raised there.
  */
 export function expectPlumbing(details: string, op: string, exactRef?: string[]): void {
   const ref = plumbing(details, REFERENCE_MAIN);
   const ours = plumbing(details, OUR_WORKER);
-  ok(ref.length > 0 !== ours.length > 0, `the plugin's own frames are either the reference's __main__.py or our worker.py, not both or neither: ${JSON.stringify({ ref, ours })}`);
-  if (ours.length > 0) equal(ours, [`op_${op.toLowerCase()}`], "the worker's plumbing frames");
-  else if (exactRef) equal(ref, exactRef, "the reference's plumbing frames");
+  ok(ref.length === 0 || ours.length === 0, `the plugin's own frames are the reference's __main__.py or our worker.py, not both: ${JSON.stringify({ ref, ours })}`);
+  if (ours.length > 0) {
+    equal(ours, [`op_${op.toLowerCase()}`], "our worker.py's frames (only the operation's, where it raised)");
+    const files = details.split("\n").flatMap((l) => FRAME.exec(l)?.[1] ?? []);
+    ok(OUR_WORKER.test(files[files.length - 1]), "our operation's frame is the last: where the error was raised");
+  }
+  if (ref.length === 0) return;
+  if (exactRef) equal(ref, exactRef, "the reference's plumbing frames");
   else equal(ref.slice(0, 2), ["wrapper", rpcName(op)], "the reference's plumbing frames");
 }
 
