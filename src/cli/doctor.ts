@@ -5,7 +5,7 @@
 // imports; a Node reference's export is read from the module's source,
 // module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
 // a summary; the exit status is 1 when any line is a problem.
-import fs from "node:fs";
+import { isDirectory, isExecutableFile, statOf } from "../host/file-probe.js";
 import { hostVersion } from "../host/plugin-info.js";
 import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
 import { readProjectPython } from "../python-bridge/project-python.js";
@@ -68,7 +68,7 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   let resources: DynamicResource[] | undefined;
   let launch: PluginLaunch;
   try {
-    if (!fs.statSync(opts.dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${opts.dir} is not a directory: DIR is the program's directory`);
+    if (!isDirectory(opts.dir)) throw new Error(`${opts.dir} is not a directory: DIR is the program's directory`);
     if (opts.stackExport !== undefined) resources = readStackExport(opts.stackExport);
     launch = pluginLaunch(opts.dir, opts.env);
   } catch (e) {
@@ -200,12 +200,7 @@ function checkPlugin(pkg: PluginPackage, launch: PluginLaunch, env: NodeJS.Proce
 }
 
 function isExecutable(p: string): boolean {
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
+  return isExecutableFile(p);
 }
 
 /**
@@ -217,7 +212,7 @@ function isThisHost(file: string, binary: string): boolean {
   if (isOurLauncher(file, binary)) return true;
   const ours = ourPlugins();
   const id = (p: string) => {
-    const st = fs.statSync(p, { throwIfNoEntry: false });
+    const st = statOf(p);
     return st ? `${st.dev}:${st.ino}` : undefined;
   };
   const target = id(file);
