@@ -55,12 +55,16 @@ def _cache_directory():
     global _usable
     if _usable is None:
         root, directory = _directory()
+        _usable = False
         try:
             os.makedirs(root, mode=0o700, exist_ok=True)
-            os.makedirs(directory, mode=0o700, exist_ok=True)
+            if _private(root):
+                # makedirs gives `mode` to the last folder only: each of ours is made on its own.
+                for folder in (os.path.dirname(directory), directory):
+                    os.makedirs(folder, mode=0o700, exist_ok=True)
+                _usable = directory if _private(directory) else False
         except OSError:
             pass
-        _usable = directory if _private(root) and _private(directory) else False
     return _usable or None
 
 

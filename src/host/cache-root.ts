@@ -16,7 +16,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { statOf } from "./file-probe.js";
+import { lstatOf, statOf } from "./file-probe.js";
 
 /** Folders under the cache root are made owner-only, files too. */
 export const CACHE_DIR_MODE = 0o700;
@@ -105,8 +105,9 @@ let privateTemp: string | undefined;
 export function privateTempDirectory(root: CacheRootState & { usable: false }): string {
   if (privateTemp) return privateTemp;
   const tmp = os.tmpdir();
+  pruneDeadTemps(tmp);
   try {
-    privateTemp = fs.mkdtempSync(path.join(tmp, "pulumi-dynamic-host-"));
+    privateTemp = fs.mkdtempSync(path.join(tmp, `${TEMP_PREFIX}${process.pid}-`));
   } catch (err) {
     throw new Error(
       `the cache directory ${root.dir} ${root.why}, and no private directory could be made under ${tmp} either (${reason(err)}): ` +
@@ -116,6 +117,44 @@ export function privateTempDirectory(root: CacheRootState & { usable: false }): 
   const made = privateTemp;
   process.once("exit", () => fs.rmSync(made, { recursive: true, force: true }));
   return made;
+}
+
+const TEMP_PREFIX = "pulumi-dynamic-host-";
+
+/**
+ * Removes the private directories of this user's hosts that have ended: one
+ * that dies of a signal (as the engine stops a plugin) runs no exit handler.
+ * Each is named with its host's process id; a live process keeps its own.
+ */
+function pruneDeadTemps(tmp: string): void {
+  const uid = process.getuid?.();
+  let names: string[];
+  try {
+    names = fs.readdirSync(tmp);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(/^pulumi-dynamic-host-(\d+)-\w{6}$/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || alive(pid)) continue;
+    const p = path.join(tmp, name);
+    const st = lstatOf(p);
+    if (!st?.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
+    try {
+      fs.rmSync(p, { recursive: true, force: true });
+    } catch {
+      // another start removing it too, or one we may not remove: left
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 function reason(err: unknown): string {
