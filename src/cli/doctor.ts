@@ -5,6 +5,7 @@
 // imports; a Node reference's export is read from the module's source,
 // module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
 // a summary; the exit status is 1 when any line is a problem.
+import { cacheRootNote, inspectCacheRoot } from "../host/cache-root.js";
 import { isDirectory, isExecutableFile, statOf } from "../host/file-probe.js";
 import { hostVersion } from "../host/plugin-info.js";
 import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
@@ -109,6 +110,9 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   const node = nodeRuntime(opts.env);
   if (node.problem) block(["nodejs", "python"], `node: ${node.problem}`);
   else f("ok", node.embedded ? `node: embedded in the single executable (${node.version})` : `node: ${node.path} ${node.version} (runs the host)`);
+  // Said only when it cannot be used (a usable one is not worth a line).
+  const cache = inspectCacheRoot(opts.env);
+  if (!cache.usable) f("note", `cache: ${cacheRootNote(cache, "the plugins run without it, each start a little slower")}`);
   const sdk = pulumiSdk(launch.cwd);
   if (sdk) f("ok", `@pulumi/pulumi: ${sdk.version} in ${sdk.dir} (what a provider's require("@pulumi/pulumi") loads)`);
   else f("note", `@pulumi/pulumi: does not resolve from ${launch.cwd} (only providers that require it need it)`);

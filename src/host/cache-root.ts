@@ -54,9 +54,34 @@ export function openCacheRoot(env: NodeJS.ProcessEnv = process.env): CacheRootSt
   return state;
 }
 
-function check(dir: string): CacheRootState {
+/**
+ * The same checks without making anything (doctor): a root that is missing but could be made is
+ * reported usable with `missing` set.
+ */
+export function inspectCacheRoot(env: NodeJS.ProcessEnv = process.env): CacheRootState & { missing?: boolean } {
+  let dir: string;
+  try {
+    dir = cacheRoot(env);
+  } catch (err) {
+    return { usable: false, dir: "~/.cache/pulumi-dynamic-host", why: `cannot be found (${reason(err)})` };
+  }
+  if (lstatOf(dir) !== undefined) return check(dir, false);
+  // The nearest existing folder above it must be one this user may write into.
+  let above = path.dirname(dir);
+  while (statOf(above) === undefined && path.dirname(above) !== above) above = path.dirname(above);
+  const st = statOf(above);
+  if (!st?.isDirectory()) return { usable: false, dir, why: `cannot be made (${above} is not a directory)` };
+  try {
+    fs.accessSync(above, fs.constants.W_OK | fs.constants.X_OK);
+  } catch (err) {
+    return { usable: false, dir, why: `cannot be made (${above}: ${reason(err)})` };
+  }
+  return { usable: true, dir, missing: true };
+}
+
+function check(dir: string, make = true): CacheRootState {
   const no = (why: string): CacheRootState => ({ usable: false, dir, why });
-  if (statOf(dir) === undefined) {
+  if (make && statOf(dir) === undefined) {
     try {
       fs.mkdirSync(dir, { recursive: true, mode: CACHE_DIR_MODE });
     } catch (err) {

@@ -435,6 +435,9 @@ describe("generated layouts: no internal error from the file system, and the doc
       const env = { PATH: process.env.PATH, HOME: path.join(l.base, "home"), PULUMI_DYNAMIC_HOST_CACHE_DIR: l.cacheDir, PULUMI_HOME: path.join(l.base, "pulumi-home") };
       const code = await doctor({ dir: l.project, env }, (x) => lines.push(x), (x) => lines.push(x));
       expect([0, 1, 2], `${where}\n${lines.join("\n")}`).to.include(code);
+      const cacheNote = lines.find((x) => x.startsWith("note: cache: "));
+      if (l.cacheUsable) expect(cacheNote, where).to.equal(undefined);
+      else expect(cacheNote, where).to.match(new RegExp(`^note: cache: the cache directory ${l.cacheDir.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} .*PULUMI_DYNAMIC_HOST_CACHE_DIR`));
       expect(lines.join("\n"), where).not.to.match(/internal error|\n\s+at |TypeError|ENOTDIR|ELOOP/);
     }
   });
