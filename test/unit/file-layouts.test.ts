@@ -12,9 +12,11 @@
 //
 // PULUMI_DYNAMIC_HOST_LAYOUT_SEED=<n> replays one layout; PULUMI_DYNAMIC_HOST_LAYOUTS=<n> runs more.
 import { expect } from "chai";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { openCacheRoot } from "../../src/host/cache-root.js";
 import { isDirectory, isFile, kindOf, listDirectory, readText, realPath } from "../../src/host/file-probe.js";
 import { findProjectRoot, projectFile } from "../../src/host/project-root.js";
@@ -28,6 +30,7 @@ import { packageOfPath, relocate, UnresolvedModuleError } from "../../src/node-d
 import { projectRequire, ReferenceLoadError, resolveModuleReference } from "../../src/node-dynamic/module-reference.js";
 import { pluginLaunch } from "../../src/cli/plugin-launch.js";
 import { doctor } from "../../src/cli/doctor.js";
+import { REPO } from "../helpers/paths.js";
 
 /** mulberry32: a small seeded generator, so a failing layout is replayed by its seed. */
 function rng(seed: number) {
@@ -425,6 +428,23 @@ describe("generated layouts: no internal error from the file system, and the doc
       expect(state.usable, `${where}: ${JSON.stringify(state)}`).to.equal(l.cacheUsable);
       if (state.usable) expect(fs.statSync(state.dir).mode & 0o077, where).to.equal(0);
     });
+  });
+
+  it("as a user who may not read every folder: the same layouts again, as nobody (when this runs as root)", function () {
+    // Root reads every folder, so the unreadable ones above are only exercised by another user.
+    if (!ROOT_USER || process.env.PULUMI_DYNAMIC_HOST_LAYOUTS_AS_NOBODY || !fs.existsSync("/usr/bin/setpriv")) this.skip();
+    const asNobody = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      spawnSync("/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, ...args], {
+        cwd: REPO,
+        encoding: "utf8",
+        env: { PATH: process.env.PATH, HOME: os.tmpdir(), PULUMI_DYNAMIC_HOST_LAYOUTS_AS_NOBODY: "1", ...env },
+      });
+    const mocha = path.join(REPO, "node_modules/mocha/bin/mocha.js");
+    const me = fileURLToPath(import.meta.url);
+    if (asNobody(["-e", `require("fs").accessSync(${JSON.stringify(me)})`]).status !== 0) this.skip(); // the checkout is not readable by others here
+    const r = asNobody([mocha, "--no-config", "--timeout", "600000", "--exit", me], { PULUMI_DYNAMIC_HOST_LAYOUTS: String(seeds.length) });
+    expect(r.status, `${r.stdout}\n${r.stderr}`).to.equal(0);
+    expect(r.stdout).to.match(/\b1[01] passing\b/);
   });
 
   it("doctor: a report and an exit code on every layout, never an internal error or a stack", async function () {
