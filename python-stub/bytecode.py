@@ -44,7 +44,9 @@ def _private(path):
         return False
     getuid = getattr(os, "getuid", None)
     owner_ok = getuid is None or st.st_uid == getuid()
-    return os.path.isdir(path) and owner_ok and not (st.st_mode & 0o022)
+    # Windows reports write bits for everyone (its ACLs are not read here): nothing is refused there.
+    loose = os.name != "nt" and bool(st.st_mode & 0o022)
+    return os.path.isdir(path) and owner_ok and not loose
 
 
 _usable = None

@@ -93,7 +93,8 @@ function check(dir: string, make = true): CacheRootState {
   if (!st.isDirectory()) return no("is not a directory");
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) return no(`belongs to another user (uid ${st.uid}), so what is in it could be anyone's`);
-  if ((st.mode & 0o022) !== 0) {
+  // Windows reports no owner and write bits for everyone: its ACLs are not read here, so nothing is refused there.
+  if (process.platform !== "win32" && (st.mode & 0o022) !== 0) {
     return no(`can be written by other users (mode ${(st.mode & 0o777).toString(8).padStart(4, "0")}), so what is in it could be anyone's; \`chmod go-w\` it to use it`);
   }
   try {
