@@ -27,7 +27,8 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { cacheRoot } from "../host/cache-root.js";
+import { CACHE_FILE_MODE, cacheRootNote, makeCacheDir, openCacheRoot } from "../host/cache-root.js";
+import { statOf } from "../host/file-probe.js";
 
 /** What became of the cache at load: used by V8, refused by V8, not there, or turned off. */
 export type CodeCacheState = "accepted" | "rejected" | "missing" | "off";
@@ -37,6 +38,8 @@ export interface BundleCodeCache {
   readonly state: CodeCacheState;
   /** The cache file, where one may be read or written. */
   readonly file: string | undefined;
+  /** Why there is no cache, for -v: the cache root cannot be used (src/host/cache-root.ts). */
+  readonly note?: string;
   /** Writes the cache with every function compiled so far; returns its size in bytes. Throws on failure. */
   save(): number;
 }
@@ -80,12 +83,17 @@ export interface LoadedBundle {
 export function loadSource(source: string, from: string, name: string, env: NodeJS.ProcessEnv = process.env): LoadedBundle {
   let file: string | undefined;
   let cachedData: Buffer | undefined;
+  let note: string | undefined;
   if (env.PULUMI_DYNAMIC_HOST_CODE_CACHE !== "0") {
-    try {
-      file = codeCacheFile(from, name, cacheRoot(env));
-      cachedData = fs.readFileSync(file);
-    } catch {
-      cachedData = undefined; // no cache yet, or no home to keep one in: compiled from source
+    const root = openCacheRoot(env);
+    if (!root.usable) note = cacheRootNote(root, "the host runs without its code cache");
+    else {
+      try {
+        file = codeCacheFile(from, name, root.dir);
+        cachedData = fs.readFileSync(file);
+      } catch {
+        cachedData = undefined; // no cache yet: compiled from source
+      }
     }
   }
   // Node's own module wrapper, on the bundle's first line (line numbers in stack traces stay the file's), unless built in.
@@ -103,8 +111,9 @@ export function loadSource(source: string, from: string, name: string, env: Node
     codeCache: {
       state,
       file,
+      note,
       save: () => {
-        if (file === undefined) throw new Error("the code cache is turned off");
+        if (file === undefined) throw new Error(note ?? "the code cache is turned off");
         return writeCodeCache(file, script.createCachedData());
       },
     },
@@ -113,10 +122,10 @@ export function loadSource(source: string, from: string, name: string, env: Node
 
 function writeCodeCache(file: string, data: Buffer): number {
   const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true });
+  if (!makeCacheDir(dir)) throw new Error(`${dir} is not a directory`);
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    fs.writeFileSync(tmp, data, { mode: 0o644 });
+    fs.writeFileSync(tmp, data, { mode: CACHE_FILE_MODE });
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
@@ -129,7 +138,7 @@ function writeCodeCache(file: string, data: Buffer): number {
   try {
     for (const other of fs.readdirSync(dir)) {
       if (!other.startsWith(samePath) || other === path.basename(file)) continue;
-      const age = Date.now() - (fs.statSync(path.join(dir, other), { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+      const age = Date.now() - (statOf(path.join(dir, other))?.mtimeMs ?? Date.now());
       if (other.endsWith(".v8") || (other.includes(".v8.tmp-") && age > 60_000)) fs.rmSync(path.join(dir, other), { force: true });
     }
   } catch {

@@ -18,7 +18,13 @@ try {
   failed(err);
 }
 
+/**
+ * A start that failed: its message, a sentence (a cache root that cannot be used says which and what
+ * to set: src/host/cache-root.ts); the stack only when logs were asked for (-v=N, --logtostderr).
+ */
 function failed(err: unknown): void {
-  console.error(`pulumi-dynamic-host: failed to start: ${err instanceof Error && err.stack ? err.stack : String(err)}`);
+  const verbose = process.argv.some((a) => a.startsWith("-v") || a === "--logtostderr");
+  const text = err instanceof Error ? (verbose && err.stack ? err.stack : err.message) : String(err);
+  console.error(`pulumi-dynamic-host: failed to start: ${text}`);
   process.exit(1);
 }

@@ -14,7 +14,7 @@
 // derived from its Pulumi.yaml as the engine would set them; stack config
 // arrives with Configure as always.
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
+import { readText } from "../host/file-probe.js";
 import inspector from "node:inspector";
 import path from "node:path";
 import YAML from "yaml";
@@ -147,8 +147,9 @@ interface Project {
 function readProject(cwd: string): Project | undefined {
   for (const file of ["Pulumi.yaml", "Pulumi.yml"]) {
     const full = path.join(cwd, file);
-    if (!fs.existsSync(full)) continue;
-    const doc = YAML.parse(fs.readFileSync(full, "utf8")) ?? {};
+    const text = readText(full);
+    if (text === undefined) continue;
+    const doc = YAML.parse(text) ?? {};
     const runtime = doc.runtime;
     const options = runtime !== null && typeof runtime === "object" && runtime.options && typeof runtime.options === "object" ? runtime.options : {};
     return { name: typeof doc.name === "string" ? doc.name : "", options };

@@ -5,7 +5,8 @@
 // imports; a Node reference's export is read from the module's source,
 // module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
 // a summary; the exit status is 1 when any line is a problem.
-import fs from "node:fs";
+import { cacheRootNote, inspectCacheRoot } from "../host/cache-root.js";
+import { isDirectory, isExecutableFile, statOf } from "../host/file-probe.js";
 import { hostVersion } from "../host/plugin-info.js";
 import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
 import { readProjectPython } from "../python-bridge/project-python.js";
@@ -68,7 +69,7 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   let resources: DynamicResource[] | undefined;
   let launch: PluginLaunch;
   try {
-    if (!fs.statSync(opts.dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${opts.dir} is not a directory: DIR is the program's directory`);
+    if (!isDirectory(opts.dir)) throw new Error(`${opts.dir} is not a directory: DIR is the program's directory`);
     if (opts.stackExport !== undefined) resources = readStackExport(opts.stackExport);
     launch = pluginLaunch(opts.dir, opts.env);
   } catch (e) {
@@ -109,6 +110,9 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   const node = nodeRuntime(opts.env);
   if (node.problem) block(["nodejs", "python"], `node: ${node.problem}`);
   else f("ok", node.embedded ? `node: embedded in the single executable (${node.version})` : `node: ${node.path} ${node.version} (runs the host)`);
+  // Said only when it cannot be used (a usable one is not worth a line).
+  const cache = inspectCacheRoot(opts.env);
+  if (!cache.usable) f("note", `cache: ${cacheRootNote(cache, "the plugins run without it, each start a little slower")}`);
   const sdk = pulumiSdk(launch.cwd);
   if (sdk) f("ok", `@pulumi/pulumi: ${sdk.version} in ${sdk.dir} (what a provider's require("@pulumi/pulumi") loads)`);
   else f("note", `@pulumi/pulumi: does not resolve from ${launch.cwd} (only providers that require it need it)`);
@@ -200,12 +204,7 @@ function checkPlugin(pkg: PluginPackage, launch: PluginLaunch, env: NodeJS.Proce
 }
 
 function isExecutable(p: string): boolean {
-  try {
-    fs.accessSync(p, fs.constants.X_OK);
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
+  return isExecutableFile(p);
 }
 
 /**
@@ -217,7 +216,7 @@ function isThisHost(file: string, binary: string): boolean {
   if (isOurLauncher(file, binary)) return true;
   const ours = ourPlugins();
   const id = (p: string) => {
-    const st = fs.statSync(p, { throwIfNoEntry: false });
+    const st = statOf(p);
     return st ? `${st.dev}:${st.ino}` : undefined;
   };
   const target = id(file);

@@ -7,7 +7,7 @@
 // When 2 finds a file whose resolved path is not the (unresolved) path of 3,
 // the engine uses 2 and warns "using … from $PATH at …" on every run.
 // `install` and `doctor` answer with this, so they never guess.
-import fs from "node:fs";
+import { listDirectory, realPath, statOf } from "../host/file-probe.js";
 import os from "node:os";
 import path from "node:path";
 import { readProjectPlugins, type ProjectPlugin } from "./project-file.js";
@@ -36,7 +36,7 @@ export function binaryName(pkg: PluginPackage): string {
 }
 
 function isExecutableFile(p: string, ownerOnly = false): boolean {
-  const st = fs.statSync(p, { throwIfNoEntry: false });
+  const st = statOf(p);
   return !!st && !st.isDirectory() && (st.mode & (ownerOnly ? 0o100 : 0o111)) !== 0;
 }
 
@@ -54,7 +54,7 @@ export function lookPath(file: string, env: NodeJS.ProcessEnv): string | undefin
 export function findPulumi(env: NodeJS.ProcessEnv): { invoked: string; real: string; dir: string } | undefined {
   const invoked = lookPath("pulumi", env);
   if (!invoked) return undefined;
-  const real = fs.realpathSync(invoked);
+  const real = realPath(invoked) ?? invoked;
   return { invoked, real, dir: path.dirname(real) };
 }
 
@@ -65,12 +65,7 @@ export function pulumiHome(env: NodeJS.ProcessEnv): string {
 /** The cache's highest `resource-<pkg>-v<semver>` directory holding the binary, skipping ones still being written. */
 function fromCache(pkg: PluginPackage, env: NodeJS.ProcessEnv): string | undefined {
   const dir = path.join(pulumiHome(env), "plugins");
-  let entries: string[];
-  try {
-    entries = fs.readdirSync(dir);
-  } catch {
-    return undefined;
-  }
+  const entries = listDirectory(dir);
   const prefix = `resource-${pkg}-v`;
   const versions = entries
     .filter((e) => e.startsWith(prefix) && !e.endsWith(".partial") && !entries.includes(`${e}.partial`))
@@ -109,12 +104,7 @@ export function resolvePlugin(pkg: PluginPackage, ctx: LookupContext): PluginRes
   if (project) return { binary, chosen: candidates[0], candidates };
   let warning: string | undefined;
   if (ambient && ambient !== bundled) {
-    let resolved: string | undefined;
-    try {
-      resolved = fs.realpathSync(ambient);
-    } catch {
-      resolved = undefined;
-    }
+    const resolved = realPath(ambient);
     if (resolved !== undefined && resolved !== bundled) {
       warning = `using ${binary} from $PATH at ${ambient}${bundled ? ` expected ${bundled}` : ""}`;
     }

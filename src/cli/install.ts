@@ -14,6 +14,7 @@
 // running as one, but under the Python plugin's name the launcher it writes
 // (python-launcher.ts); otherwise a symlink to the package's bin/<name> script.
 import fs from "node:fs";
+import { lstatOf } from "../host/file-probe.js";
 import path from "node:path";
 import { EMBEDDED, packageRoot } from "../host/assets.js";
 import { COMMAND_NAME, MODES, PLUGIN_PREFIX, PYTHON, ownPackageOfBinary } from "../host/modes.js";
@@ -109,7 +110,7 @@ function place(name: string, dir: string): Placed {
 }
 
 function isWhatWePlaced(p: Placed, file: string): boolean {
-  const st = fs.lstatSync(file, { throwIfNoEntry: false });
+  const st = lstatOf(file);
   if (!st) return false;
   if (p.link !== undefined) return st.isSymbolicLink() && fs.readlinkSync(file) === p.link;
   return st.isFile() && st.ino === p.ino && st.size === p.size;
@@ -162,7 +163,7 @@ export function installNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string) 
       const file = path.join(dir, name);
       const earlier = before?.placed.find((p) => p.name === name);
       let backup = earlier?.backup;
-      if (fs.lstatSync(file, { throwIfNoEntry: false }) && !(earlier && isWhatWePlaced(earlier, file))) {
+      if (lstatOf(file) && !(earlier && isWhatWePlaced(earlier, file))) {
         // A plugin that is not ours (the bundled script, perhaps of a newer pulumi): keep it to put back.
         backup = file + BACKUP_SUFFIX;
         fs.rmSync(backup, { force: true });
@@ -220,7 +221,7 @@ export function uninstallNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string
     if (isWhatWePlaced(p, file)) {
       fs.rmSync(file);
       out(`removed ${file}`);
-    } else if (fs.lstatSync(file, { throwIfNoEntry: false })) {
+    } else if (lstatOf(file)) {
       out(`left ${file} alone: it changed since pulumi-dynamic-host installed it`);
       continue;
     }
@@ -248,7 +249,7 @@ export function installIntoDir(dir: string, out: (line: string) => void): void {
 export function uninstallFromDir(dir: string, out: (line: string) => void, names: readonly string[] = NAMES): void {
   for (const name of names) {
     const file = path.join(dir, name);
-    const st = fs.lstatSync(file, { throwIfNoEntry: false });
+    const st = lstatOf(file);
     if (!st) continue;
     const ours = ourPlugins().fileFor(sourceName(name));
     const same = st.isSymbolicLink() ? fs.readlinkSync(file) === ours : st.isFile() && (isOurLauncher(file, name) || sameContent(file, ours));

@@ -3,7 +3,7 @@
 // the way src/node-dynamic/loader.ts resolves it (createRequire at a file in
 // the program directory: its node_modules and those of its parents).
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
+import { readText, realPath } from "../host/file-probe.js";
 import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
 import { EMBEDDED } from "../host/assets.js";
@@ -26,7 +26,7 @@ export function nodeRuntime(env: NodeJS.ProcessEnv): NodeRuntime {
   if (!node) return { embedded: false, problem: `there is no node on PATH, and the host's scripts run with \`#!/usr/bin/env node\`: install Node.js ${MIN_NODE_MAJOR} or later` };
   let version: string;
   try {
-    version = fs.realpathSync(node) === fs.realpathSync(process.execPath) ? process.version : execFileSync(node, ["--version"], { encoding: "utf8", timeout: 15_000, env }).trim();
+    version = (realPath(node) ?? node) === realPath(process.execPath) ? process.version : execFileSync(node, ["--version"], { encoding: "utf8", timeout: 15_000, env }).trim();
   } catch (e) {
     return { embedded: false, path: node, problem: `${node} --version failed (${(e as Error).message.split("\n")[0]}): the host cannot start with it` };
   }
@@ -65,7 +65,7 @@ export function pulumiSdk(dir: string): { version: string; dir: string; enginesN
     try {
       for (let d = path.dirname(req.resolve("@pulumi/pulumi")); path.dirname(d) !== d; d = path.dirname(d)) {
         const candidate = path.join(d, "package.json");
-        if (fs.existsSync(candidate) && JSON.parse(fs.readFileSync(candidate, "utf8")).name === "@pulumi/pulumi") {
+        if (JSON.parse(readText(candidate, 1 << 20) ?? "{}").name === "@pulumi/pulumi") {
           manifest = candidate;
           break;
         }
@@ -75,7 +75,13 @@ export function pulumiSdk(dir: string): { version: string; dir: string; enginesN
     }
   }
   if (!manifest) return undefined;
-  const { version, engines } = JSON.parse(fs.readFileSync(manifest, "utf8"));
+  let json: { version?: unknown; engines?: { node?: unknown } };
+  try {
+    json = JSON.parse(readText(manifest, 1 << 20) ?? "{}");
+  } catch {
+    json = {};
+  }
+  const { version, engines } = json;
   const enginesNode = typeof engines?.node === "string" ? engines.node : undefined;
   return { version: typeof version === "string" ? version : "unknown", dir: path.dirname(manifest), enginesNode };
 }

@@ -8,7 +8,7 @@
 // - env (pkg/resource/plugin/provider_plugin.go, NewProvider): the engine's own
 //   environment, then PULUMI_RUNTIME_<OPTION> ("%v" of the value) for every
 //   `runtime.options` key of Pulumi.yaml, which win over the inherited ones.
-import fs from "node:fs";
+import { isDirectory, readText } from "../host/file-probe.js";
 import path from "node:path";
 import { parse } from "yaml";
 import { findProjectRoot, projectFile } from "../host/project-root.js";
@@ -30,9 +30,11 @@ export function pluginLaunch(dir: string, env: NodeJS.ProcessEnv): PluginLaunch 
   const projectRoot = findProjectRoot(dir);
   if (!projectRoot) return { cwd: path.resolve(dir), env, runtimeEnv: {} };
   const file = projectFile(projectRoot)!;
+  const text = readText(file);
+  if (text === undefined) throw new Error(`${file} could not be read`);
   let doc: unknown;
   try {
-    doc = parse(fs.readFileSync(file, "utf8"));
+    doc = parse(text);
   } catch (e) {
     throw new Error(`${file} is not valid YAML: ${(e as Error).message.split("\n")[0]}`);
   }
@@ -57,8 +59,7 @@ export function pluginLaunch(dir: string, env: NodeJS.ProcessEnv): PluginLaunch 
 function programDir(root: string, main: unknown): string {
   if (typeof main !== "string" || main === "") return root;
   const target = path.resolve(root, main);
-  const st = fs.statSync(target, { throwIfNoEntry: false });
-  return st?.isDirectory() ? target : path.dirname(target);
+  return isDirectory(target) ? target : path.dirname(target);
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -38,7 +38,10 @@ else
   cache=\${HOME:-/nonexistent}/.cache/pulumi-dynamic-host
 fi
 stub=$cache/${extractedDirectoryName("python-stub")}/python-stub
-if [ -f "$stub/launch.sh" ]; then . "$stub/launch.sh"; fi
+# Only from a cache directory of this user's that no one else may write (as the host checks it).
+if [ -f "$stub/launch.sh" ] && [ -O "$cache" ] && [ -z "$(find "$cache" "$stub/launch.sh" -prune \\( -perm -020 -o -perm -002 \\) 2>/dev/null)" ]; then
+  . "$stub/launch.sh"
+fi
 exec "$@"
 `;
 }

@@ -17,7 +17,9 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cacheRoot } from "./cache-root.js";
+import { CACHE_DIR_MODE, CACHE_FILE_MODE, cacheRootNote, makeCacheDir, openCacheRoot, privateTempDirectory } from "./cache-root.js";
+import { isDirectory } from "./file-probe.js";
+import { log } from "./log.js";
 
 declare const __PDH_SEA__: boolean | undefined;
 
@@ -80,8 +82,16 @@ export function assetDirectory(dir: string, env: NodeJS.ProcessEnv = process.env
   const known = extracted.get(dir);
   if (known) return known;
   const files = embeddedFiles(dir);
-  // <cache>/<version>-<content>/<dir>: the same last two path parts as in the package.
-  const target = path.join(extractOnce(path.join(cacheRoot(env), extractedName(files)), dir, files), dir);
+  // <cache>/<version>-<content>/<dir>: the same last two path parts as in the package. A cache root
+  // that cannot be used (cache-root.ts) leaves this process a private copy, removed at exit.
+  const root = openCacheRoot(env);
+  let base: string;
+  if (root.usable) base = root.dir;
+  else {
+    base = privateTempDirectory(root);
+    log(1, cacheRootNote(root, `the host's ${dir} goes to ${base} for this run instead`));
+  }
+  const target = path.join(extractOnce(path.join(base, extractedName(files)), dir, files), dir);
   extracted.set(dir, target);
   return target;
 }
@@ -117,21 +127,21 @@ function contentKey(files: { rel: string; bytes: Buffer }[]): string {
  * a reader never sees a half-written directory.
  */
 export function extractOnce(target: string, sub: string, files: { rel: string; bytes: Buffer }[]): string {
-  if (fs.existsSync(target)) return target;
-  fs.mkdirSync(path.dirname(target), { recursive: true });
+  if (isDirectory(target)) return target;
+  makeCacheDir(path.dirname(target));
   const tmp = fs.mkdtempSync(`${target}.tmp-`);
   try {
     for (const f of files) {
       const to = path.join(tmp, sub, f.rel);
-      fs.mkdirSync(path.dirname(to), { recursive: true });
-      fs.writeFileSync(to, f.bytes, { mode: 0o644 });
+      fs.mkdirSync(path.dirname(to), { recursive: true, mode: CACHE_DIR_MODE });
+      fs.writeFileSync(to, f.bytes, { mode: CACHE_FILE_MODE });
     }
     try {
       fs.renameSync(tmp, target);
     } catch (err) {
       // Another first start renamed its identical copy into place first.
       const code = (err as NodeJS.ErrnoException).code;
-      if (!((code === "ENOTEMPTY" || code === "EEXIST") && fs.existsSync(target))) throw err;
+      if (!((code === "ENOTEMPTY" || code === "EEXIST") && isDirectory(target))) throw err;
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -18,6 +18,8 @@ import { withV8Defaults } from "./v8-settings.js";
 export interface CodeCacheHandle {
   readonly state: "accepted" | "rejected" | "missing" | "off";
   readonly file: string | undefined;
+  /** Why there is none: the cache root cannot be used (cache-root.ts). */
+  readonly note?: string;
   save(): number;
 }
 
@@ -29,6 +31,7 @@ const WRITE_DELAY_MS = 5;
 
 /** Arranges the write; returns whether one is arranged. */
 export function saveCodeCacheWhenWarm(cache: CodeCacheHandle | undefined, after = CODE_CACHE_AFTER): boolean {
+  if (cache?.note) log(1, cache.note);
   if (cache?.state === "accepted") log(3, `code cache used (${cache.file})`);
   if (cache === undefined || cache.state === "accepted" || cache.state === "off") return false;
   log(3, `code cache ${cache.state} (${cache.file}); writing it after ${after} answered requests`);

@@ -9,7 +9,7 @@
 // Every failure says which reference it was, where it was declared, and what
 // was wrong with it: the module not found, the module throwing, the export
 // missing or not a provider, TypeScript with no compiler in reach.
-import fs from "node:fs";
+import { exists, isFile } from "../host/file-probe.js";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { describe, type NodeProvider } from "./loader.js";
@@ -73,7 +73,7 @@ export function resolveModuleReference(ref: ModuleReference): ResolvedReference 
   try {
     file = fromProject.resolve(request);
   } catch (e) {
-    if (TYPESCRIPT.test(request) || !relative || !fs.existsSync(`${request}.ts`)) {
+    if (TYPESCRIPT.test(request) || !relative || !isFile(`${request}.ts`)) {
       throw new ReferenceLoadError(
         `${what}: module ${spec} was not found ` +
           (relative ? `at ${request} (relative to the project directory ${ref.projectDir})` : `from the project directory ${ref.projectDir} (its node_modules and those above it)`) +
@@ -152,7 +152,7 @@ function typeScriptTools(projectDir: string, file: string, what: string): TypeSc
       }
     }
     const copy = sdkDir && path.join(sdkDir, "vendor", vendored);
-    return copy && fs.existsSync(copy) ? copy : undefined;
+    return copy && exists(copy) ? copy : undefined;
   };
   const typescript = locate("typescript", "typescript@3.8.3/typescript.js");
   const tsNode = locate("ts-node", "ts-node@7.0.1");
@@ -184,7 +184,7 @@ function registerTypeScript(projectDir: string, tools: TypeScriptTools, what: st
       compiler: tools.typescript,
       transpileOnly,
       project: tsconfig,
-      skipProject: !fs.existsSync(tsconfig),
+      skipProject: !isFile(tsconfig),
       compilerOptions: {},
     });
   } catch (e) {

@@ -15,7 +15,7 @@
 // directory resolves, with a warning naming both places and versions. Only a
 // path whose module is missing is looked at: while the old path exists, it is
 // loaded as written.
-import fs from "node:fs";
+import { isFile, readText, realPath } from "../host/file-probe.js";
 import path from "node:path";
 
 /** The store directories that keep packages under `<name>@<version>/node_modules/<name>`. */
@@ -128,7 +128,7 @@ export function relocate(id: string, pkg: PackagePath, from: NodeJS.Require, pro
   let dir: string | undefined;
   for (const modules of from.resolve.paths(pkg.name) ?? []) {
     const candidate = path.join(modules, pkg.name);
-    if (fs.existsSync(path.join(candidate, "package.json"))) {
+    if (isFile(path.join(candidate, "package.json"))) {
       dir = candidate;
       break;
     }
@@ -147,7 +147,7 @@ export function relocate(id: string, pkg: PackagePath, from: NodeJS.Require, pro
 /** The version in `<dir>/package.json`, or undefined when it cannot be read. */
 export function packageVersion(dir: string): string | undefined {
   try {
-    const json = JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")) as { version?: unknown };
+    const json = JSON.parse(readText(path.join(dir, "package.json"), 1 << 20) ?? "") as { version?: unknown };
     return typeof json.version === "string" ? json.version : undefined;
   } catch {
     return undefined;
@@ -158,12 +158,7 @@ export function packageVersion(dir: string): string | undefined {
 export function relocationWarning(id: string, moved: Relocation): string {
   const { pkg } = moved;
   const before = pkg.storeVersion ?? (pkg.packageDir ? packageVersion(pkg.packageDir) : undefined);
-  let here: string;
-  try {
-    here = fs.realpathSync(moved.file);
-  } catch {
-    here = moved.file;
-  }
+  const here = realPath(moved.file) ?? moved.file;
   let versions: string;
   if (before && moved.version && before !== moved.version) versions = `: ${pkg.name} ${before} there, ${moved.version} here`;
   else if (moved.version && !before) versions = ` (${pkg.name} ${moved.version} here; the old path does not say which version it was)`;

@@ -16,9 +16,9 @@
 //   3. python3.12 on PATH;
 //   4. pyenv's versions and virtualenvs ($PYENV_ROOT/versions/*/bin/python3.12).
 import { execFile } from "node:child_process";
-import { readdirSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import * as probe from "../host/file-probe.js";
 import type { Interpreter } from "./interpreter.js";
 
 /** What running a candidate found. */
@@ -48,6 +48,7 @@ export interface SearchDeps {
   /** Runs `python -c script` in cwd with env: stdout, or the failure in words. */
   run(file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ stdout: string } | { failure: string }>;
   isFile(p: string): boolean;
+  isDirectory(p: string): boolean;
   listDir(p: string): string[];
   readText(p: string): string | undefined;
 }
@@ -64,21 +65,10 @@ export const realSearchDeps: SearchDeps = {
         resolve({ failure: first ? `${how}: ${first}` : how });
       });
     }),
-  isFile: (p) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false,
-  listDir: (p) => {
-    try {
-      return readdirSync(p).sort();
-    } catch {
-      return [];
-    }
-  },
-  readText: (p) => {
-    try {
-      return readFileSync(p, "utf8");
-    } catch {
-      return undefined;
-    }
-  },
+  isFile: probe.isFile,
+  isDirectory: probe.isDirectory,
+  listDir: probe.listDirectory,
+  readText: (p) => probe.readText(p, 1 << 20),
 };
 
 /** Prints the interpreter's version and its pulumi's and dill's, as JSON; never fails on a missing module. */
@@ -171,13 +161,16 @@ export class InterpreterSearch {
   private async *candidates(minor: string): AsyncGenerator<string> {
     const name = `python${minor}`;
     const env = this.main.env;
-    const { isFile, listDir, readText } = this.deps;
+    const { isFile, isDirectory, listDir, readText } = this.deps;
     const venv = this.main.virtualenv;
     if (venv) {
       const parent = path.dirname(venv);
+      // Siblings are whatever sits beside the virtualenv: Pulumi.yaml, Pulumi.<stack>.yaml, the program's
+      // files. Only folders are looked into (file-probe.ts: a file there is an answer, not an error).
       for (const sibling of listDir(parent)) {
-        const p = path.join(parent, sibling, "bin", name);
-        if (path.join(parent, sibling) !== venv && isFile(p)) yield p;
+        const dir = path.join(parent, sibling);
+        const p = path.join(dir, "bin", name);
+        if (dir !== venv && isDirectory(dir) && isFile(p)) yield p;
       }
       if (isFile(path.join(venv, "bin", name))) yield path.join(venv, "bin", name);
       const home = /^\s*home\s*=\s*(.+?)\s*$/m.exec(readText(path.join(venv, "pyvenv.cfg")) ?? "")?.[1];
@@ -202,7 +195,7 @@ export class InterpreterSearch {
     const all = listDir(versions);
     for (const v of [...all.filter((v) => v.startsWith(`${minor}.`)), ...all.filter((v) => !v.startsWith(`${minor}.`))]) {
       const p = path.join(versions, v, "bin", name);
-      if (isFile(p)) yield p;
+      if (isDirectory(path.join(versions, v)) && isFile(p)) yield p;
     }
   }
 

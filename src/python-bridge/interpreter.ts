@@ -3,8 +3,8 @@
 // decides it, so a program finds the same interpreter, virtualenv and PATH under
 // us as under the reference, and a broken set-up gets the same messages.
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
 import path from "node:path";
+import { isDirectory, isFile, sameFile } from "../host/file-probe.js";
 import { findProjectRoot } from "../host/project-root.js";
 import type { InterpreterChoice } from "./project-interpreter.js";
 
@@ -33,8 +33,8 @@ export interface ResolveDeps {
 }
 
 export const realDeps: ResolveDeps = {
-  isFile: (p) => statSync(p, { throwIfNoEntry: false })?.isFile() ?? false,
-  isDirectory: (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
+  isFile,
+  isDirectory,
   poetryEnvPath: (cwd, env) => {
     try {
       // As `$(poetry env info --path)`: poetry's own errors reach our stderr, the value is then empty.
@@ -53,9 +53,7 @@ export const realDeps: ResolveDeps = {
 export function shellPwd(cwd: string, env: NodeJS.ProcessEnv): string {
   const pwd = env.PWD;
   if (pwd && path.isAbsolute(pwd)) {
-    const a = statSync(pwd, { throwIfNoEntry: false });
-    const b = statSync(cwd, { throwIfNoEntry: false });
-    if (a && b && a.dev === b.dev && a.ino === b.ino) return pwd;
+    if (sameFile(pwd, cwd)) return pwd;
   }
   return cwd;
 }

@@ -17,8 +17,8 @@
 // got them from an editable install the plugin's interpreter may not share
 // (a `src/` layout with `main:` set below the root). Under PYTHONSAFEPATH the
 // worker gets nothing beyond what the program has.
-import { statSync } from "node:fs";
 import path from "node:path";
+import { isDirectory } from "../host/file-probe.js";
 import { findProjectRoot } from "../host/project-root.js";
 
 /** The variable the worker reads its program paths from (python-stub/worker.py), then unsets. */
@@ -38,7 +38,7 @@ export interface PathDeps {
 
 const realDeps: PathDeps = {
   findProjectRoot,
-  isDirectory: (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
+  isDirectory,
 };
 
 /**

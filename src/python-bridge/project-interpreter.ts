@@ -17,8 +17,8 @@
 // doctor and for errors. Nothing usable is not fatal here, unlike a Python
 // project's broken virtualenv: the plugin must still start and answer each
 // request that needs Python with an error naming it (unusable-interpreter.ts).
-import { accessSync, constants, statSync } from "node:fs";
 import path from "node:path";
+import { isExecutableFile } from "../host/file-probe.js";
 import { SECTION } from "../host/provider-references.js";
 import { realDeps as launcherDeps, resolveInterpreter, shellPwd, type Interpreter, type ResolveDeps } from "./interpreter.js";
 import type { ProjectPython } from "./project-python.js";
@@ -56,12 +56,7 @@ export const realProjectDeps: ProjectDeps = {
   onPath: (name, PATH) => {
     for (const dir of PATH.split(":")) {
       const candidate = path.join(dir || ".", name);
-      try {
-        accessSync(candidate, constants.X_OK);
-        if (statSync(candidate).isFile()) return candidate;
-      } catch {
-        // Not here.
-      }
+      if (isExecutableFile(candidate)) return candidate;
     }
     return undefined;
   },

@@ -3,7 +3,9 @@
 // pickled by value, with that Python's bytecode), then refreshed and destroyed
 // with the program on the test virtualenv's Python. Pulumi's own plugin runs
 // the foreign bytecode and dies; ours finds the second Python beside the
-// program's virtualenv, runs the resource there and says so under the resource.
+// program's virtualenv, runs the resource there and says so under the resource;
+// also in the layout `pulumi new` makes, the venv beside Pulumi.yaml and the
+// stack's Pulumi.dev.yaml, with the old venv moved aside.
 import { expect } from "chai";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -108,6 +110,43 @@ describe("engine: Python version drift (a stack deployed under another Python)",
     expect(destroy.diagnostics.filter((d) => d.severity === "warning").map((d) => d.urn)).to.deep.equal([urn]);
   });
 
+  it("the layout `pulumi new` makes (`virtualenv: venv` beside Pulumi.yaml and Pulumi.dev.yaml): deployed under the second Python, the venv recreated under the program's, refresh and destroy run it from the old venv kept beside", async function () {
+    // The stack file beside Pulumi.yaml: a file among the virtualenv's siblings, where the search once
+    // stat'ed <project>/Pulumi.dev.yaml/bin/python3.x and failed with ENOTDIR (an internal error per resource).
+    fs.writeFileSync(path.join(workDir, "Pulumi.dev.yaml"), "config: {}\n");
+    const venv = path.join(workDir, "venv");
+    makeVenv(venv, OTHER_VENV);
+    const up = await run(sb, workDir, "up", path.join(venv, "bin", "python"), "venv", E2E_ROOT);
+    expect(up.error, JSON.stringify(up.error)).to.equal(undefined);
+    expect(up.resources.echo.outputs).to.include({ a: "x", created_by: other });
+    const urn = up.resources.echo.urn as string;
+
+    // As a user upgrading Python does: the old venv moved aside, a new one made where Pulumi.yaml says.
+    fs.renameSync(venv, path.join(workDir, "venv-old"));
+    makeVenv(venv, TEST_VENV);
+    expect(fs.readdirSync(workDir).sort()).to.deep.equal(["Pulumi.dev.yaml", "Pulumi.yaml", "venv", "venv-old"]);
+    const expected =
+      `this resource's provider __main__.Echo was pickled by Python ${other}, and this program's Python cannot run that bytecode; ` +
+      `running it with ${workDir}/venv-old/bin/python${other} (Python ${other}.`;
+
+    const refresh = await run(sb, workDir, "refresh", path.join(venv, "bin", "python"), "venv", E2E_ROOT);
+    expect(refresh.error, JSON.stringify(refresh.error)).to.equal(undefined);
+    expect(refresh.python).to.equal(main);
+    expect(refresh.resources.echo.outputs).to.include({ read_by: other, created_by: other });
+    const warnings = refresh.diagnostics.filter((d) => d.severity === "warning");
+    expect(warnings.map((w) => w.urn)).to.deep.equal([urn]);
+    expect(warnings[0]!.message).to.include(expected);
+    expect(refresh.diagnostics.map((d) => d.message).join("\n")).not.to.match(/internal error|ENOTDIR/);
+
+    const destroy = await run(sb, workDir, "destroy", path.join(venv, "bin", "python"), "venv", E2E_ROOT);
+    expect(destroy.error, JSON.stringify(destroy.error)).to.equal(undefined);
+    expect(destroy.changes).to.deep.include({ delete: 2 });
+    expect(destroy.resources).to.deep.equal({});
+    const destroyWarnings = destroy.diagnostics.filter((d) => d.severity === "warning");
+    expect(destroyWarnings.map((d) => d.urn)).to.deep.equal([urn]);
+    expect(destroyWarnings[0]!.message).to.include(expected);
+  });
+
   it("`pulumi up` once under the program's Python rewrites the resource's __provider: nothing needs the second Python after", async function () {
     const first = await run(sb, workDir, "up", OTHER_PYTHON, OTHER_VENV, E2E_ROOT);
     expect(first.error, JSON.stringify(first.error)).to.equal(undefined);
@@ -129,6 +168,18 @@ describe("engine: Python version drift (a stack deployed under another Python)",
     expect([...refresh.diagnostics, ...destroy.diagnostics].filter((d) => d.severity === "warning")).to.deep.equal([]);
   });
 });
+
+/**
+ * A real virtualenv at `dir` of the Python `like` was made from (its pyvenv.cfg `home`), with
+ * `like`'s packages (pulumi, dill) reached through a .pth file instead of installed again.
+ */
+function makeVenv(dir: string, like: string): void {
+  const home = /^home = (.+)$/m.exec(fs.readFileSync(path.join(like, "pyvenv.cfg"), "utf8"))![1]!;
+  const minor = minorOf(path.join(like, "bin", "python"));
+  execFileSync(path.join(home, `python${minor}`), ["-m", "venv", "--without-pip", dir]);
+  const site = (venv: string) => path.join(venv, "lib", `python${minor}`, "site-packages");
+  fs.writeFileSync(path.join(site(dir), "borrowed.pth"), `${fs.realpathSync(site(like))}\n`);
+}
 
 /** "Python 3.12": which Python wrote a state's __provider, read without running it. */
 function codeOf(provider: unknown): string | undefined {

@@ -127,11 +127,46 @@ describe("code cache: the host's bundle compiled from V8's cache between starts"
     expect(off.error).to.contain("turned off");
   });
 
-  it("a cache directory that cannot be made: the bundle runs, and save says why it could not write", function () {
+  it("a cache directory that cannot be made: the bundle runs without the cache, and says which directory and what to set", function () {
     fs.writeFileSync(path.join(dir, "a-file"), "");
-    const r = load({ env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: path.join(dir, "a-file", "cache") }, then: "out.saved = loaded.codeCache.save();" });
-    expect(r).to.deep.include({ state: "missing", value: { build: 1, doubled: 42, file: true } });
-    expect(r.error).to.match(/ENOTDIR/);
+    const root = path.join(dir, "a-file", "cache");
+    const r = load({ env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: root }, then: "out.saved = loaded.codeCache.save(); " });
+    expect(r).to.deep.include({ state: "off", file: null, value: { build: 1, doubled: 42, file: true } });
+    expect(r.error).to.equal(
+      `the cache directory ${root} cannot be made (ENOTDIR); the host runs without its code cache. ` +
+        "Set PULUMI_DYNAMIC_HOST_CACHE_DIR to a directory only you can write to keep the cache",
+    );
+  });
+
+  it("a cache directory other users may write is refused (as ssh refuses a loose key); the bundle runs without it", function () {
+    const loose = path.join(dir, "loose");
+    fs.mkdirSync(loose);
+    fs.chmodSync(loose, 0o777);
+    const r = load({ env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: loose }, then: "out.saved = loaded.codeCache.save();" });
+    expect(r).to.deep.include({ state: "off", file: null, value: { build: 1, doubled: 42, file: true } });
+    expect(r.error).to.match(new RegExp(`^the cache directory ${loose} can be written by other users \\(mode 0777\\).*PULUMI_DYNAMIC_HOST_CACHE_DIR`));
+    expect(fs.readdirSync(loose)).to.deep.equal([]);
+    fs.chmodSync(loose, 0o775);
+    expect(load({ env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: loose } }).state).to.equal("off");
+  });
+
+  it("a cache directory of another user's is refused", function () {
+    if (process.getuid?.() !== 0) this.skip(); // only root can give a directory away
+    const theirs = path.join(dir, "theirs");
+    fs.mkdirSync(theirs, { mode: 0o700 });
+    fs.chownSync(theirs, 65534, 65534);
+    const r = load({ env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: theirs }, then: "out.saved = loaded.codeCache.save();" });
+    expect(r.state).to.equal("off");
+    expect(r.error).to.contain(`the cache directory ${theirs} belongs to another user (uid 65534)`);
+  });
+
+  it("the cache root, its folders and its files are created owner-only (0700, 0600)", function () {
+    const fresh = path.join(dir, "fresh", "root");
+    const r = load({ env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: fresh }, then: "out.saved = loaded.codeCache.save();" });
+    expect(r.state).to.equal("missing");
+    expect(r.saved).to.be.greaterThan(0);
+    const mode = (p: string) => fs.statSync(p).mode & 0o777;
+    expect([mode(fresh), mode(path.join(fresh, "code-cache")), mode(r.file!)]).to.deep.equal([0o700, 0o700, 0o600]);
   });
 });
 

@@ -18,6 +18,7 @@ function machine(files: Record<string, Answer | "file">, dirs: Record<string, st
       return a;
     },
     isFile: (p) => p in files,
+    isDirectory: (p) => p in dirs || Object.keys(files).some((f) => f.startsWith(`${p}/`)),
     listDir: (p) => dirs[p] ?? [],
     readText: (p) => texts[p],
   };
