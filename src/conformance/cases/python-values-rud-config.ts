@@ -622,7 +622,7 @@ const output: Case[] = [
     spec: ["72"],
     async ask(ctx) {
       const local = await ctx.payload("local");
-      return { local, python: py(ctx).python.interpreter.python, programDir: ctx.programDir, o: await create(ctx, { __provider: local, x: 1 }) };
+      return { local, python: py(ctx).python.executable, programDir: ctx.programDir, o: await create(ctx, { __provider: local, x: 1 }) };
     },
     compare: (r) => r.o,
     expect({ local, python, programDir, o }) {
