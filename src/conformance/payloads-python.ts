@@ -201,7 +201,13 @@ export async function otherPythonFor(program: Program): Promise<string> {
   if (program.otherPython) return program.otherPython;
   const payloads = pythonPayloadsFor(program);
   const minor = payloads.python.version.split(".").slice(0, 2).join(".");
-  const search = await new InterpreterSearch(payloads.python.interpreter, program.programDir).find(MINORS.filter((m) => m !== minor));
+  let search;
+  try {
+    search = await new InterpreterSearch(payloads.python.interpreter, program.programDir).find(MINORS.filter((m) => m !== minor));
+  } catch (e) {
+    // The kit's own look for a second Python (not the plugin under test) failed on this machine's layout.
+    throw new Needs(`a Python of another CPython minor than ${payloads.python.executable} with pulumi and dill: looking for one failed (${(e as Error).message}); name one with --other-python <path>`);
+  }
   if (search.found) return search.found.probe.python;
   const tried = search.tried.map((t) => `${t.python}: ${t.problem}`).join("; ");
   throw new Needs(

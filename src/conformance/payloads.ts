@@ -54,12 +54,22 @@ export function prepareProgram(language: Language, projectDir?: string, python?:
     }
     // The packages the Node scenarios require besides the SDK come with the kit (kit-packages.ts).
     if (language === "nodejs") installKitPackages(dir);
+    // A project file of the kit's own in the program folder and in each folder of it the cases run plugins
+    // in (python-program/bare): the plugins take the nearest one as the program's, so the project's
+    // Pulumi.yaml (its declarations, its project root) never reaches the cases, whose recorded answers
+    // name the kit's (cases/project-file.ts).
+    const folders = [dir, ...fs.readdirSync(programSrc, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== "__pycache__").map((e) => path.join(dir, e.name))];
+    for (const folder of folders) fs.writeFileSync(path.join(folder, "Pulumi.yaml"), KIT_PROJECT_FILE(language));
   } catch (e) {
     cleanup();
     throw e;
   }
   return { language, programDir: dir, scenarioDir: dir, python, cleanup };
 }
+
+/** The kit's project file (no declarations, no runtime options). */
+const KIT_PROJECT_FILE = (language: Language) =>
+  `name: pulumi-dynamic-host-conformance\nruntime: ${language}\ndescription: made by pulumi-dynamic-host conformance for one run, and removed after it\n`;
 
 const cache = new Map<string, Promise<Record<string, string>> | Promise<string>>();
 

@@ -39,7 +39,6 @@ function programDir(ctx: CaseContext, prefix: string): string {
   return dir;
 }
 
-/** The virtualenv the payloads are made in (the program's), for a program directory's `.venv`. */
 /**
  * The virtualenv of the payload interpreter (with pulumi and dill), which the uv cases link as the
  * program's `.venv`: as Python reports it (sys.prefix), however the interpreter was named.
@@ -578,7 +577,7 @@ const checks: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "olds") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "olds", "has no", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, DECODE_UNKNOWN),
     },
   }),
@@ -592,7 +591,7 @@ const checks: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "news") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "news", "has no", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, "KeyError: '__provider'"),
     },
   }),
@@ -606,7 +605,7 @@ const checks: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "news", "has a number as its") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "news", "has a number as its", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, "TypeError: argument should be a bytes-like object or ASCII string, not 'float'"),
     },
   }),
@@ -840,7 +839,7 @@ const diffs: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Diff", urn, "olds") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Diff", urn, "olds", "has no", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, DECODE_UNKNOWN),
     },
   }),
@@ -982,7 +981,7 @@ const creates: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Create", urn, "properties") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Create", urn, "properties", "has no", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, "KeyError: '__provider'"),
     },
   }),
