@@ -50,7 +50,9 @@ function nodeProject(): string {
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "kit-node-project", private: true }));
   fs.writeFileSync(path.join(dir, "Pulumi.yaml"), "name: kit-node-project\nruntime: nodejs\n");
-  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", `@pulumi/pulumi@${SDK_VERSION}`], { cwd: dir });
+  // npm runs on this node (scripts/test-installed.mjs takes node off PATH for the executable's runs).
+  const PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH}`;
+  run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", `@pulumi/pulumi@${SDK_VERSION}`], { cwd: dir, env: { ...process.env, PATH } });
   nodeDir = dir;
   return dir;
 }
