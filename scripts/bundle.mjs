@@ -12,9 +12,9 @@
 // (package.json, proto/, python-stub/) stay the same.
 // The benchmark's calibration plugin is bundled too (as ES modules), so it
 // stays the ceiling for start-up.
-import { readdirSync, rmSync } from "node:fs";
+import { cpSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 
 /**
@@ -91,6 +91,25 @@ async function bundle(options, outdir, entryPoints, { prune = true, ...extra } =
   for (const f of readdirSync(outdir)) if (!made.has(path.resolve(outdir, f))) rmSync(path.join(outdir, f));
 }
 
+/**
+ * The packages the conformance kit's Node provider scenarios require besides @pulumi/pulumi
+ * (src/conformance/scenarios/node/*.cjs), copied from node_modules (pinned devDependencies) with
+ * their licences: the kit installs them into the program folder it makes in a user's project
+ * (src/conformance/kit-packages.ts), so the user installs nothing but the SDK. Shipped in the npm
+ * package and embedded in the single executable (scripts/dist.mjs).
+ */
+export const KIT_PACKAGES = ["sleep-promise", "ms"];
+export const KIT_PACKAGES_DIR = "dist/bundle/conformance-packages";
+const KIT_PACKAGE_SKIP = /^(yarn\.lock|package-lock\.json|CHANGELOG\.md|README\.md|readme\.md)$/;
+
+export function copyKitPackages() {
+  const root = fileURLToPath(new URL("../", import.meta.url));
+  rmSync(path.join(root, KIT_PACKAGES_DIR), { recursive: true, force: true });
+  for (const name of KIT_PACKAGES) {
+    cpSync(path.join(root, "node_modules", name), path.join(root, KIT_PACKAGES_DIR, name), { recursive: true, filter: (from) => !KIT_PACKAGE_SKIP.test(path.basename(from)) });
+  }
+}
+
 // Run as a script (npm run build, prepack); scripts/dist.mjs imports hostBundle from here.
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   await Promise.all([
@@ -98,4 +117,5 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     bundle({ ...common, format: "esm", plugins: [] }, "dist/bundle", { boot: "src/boot/launch.ts" }, { outExtension: { ".js": ".mjs" }, prune: false }),
     bundle(esm, "dist/bundle/bench", ["bench/ceiling-plugin.ts"]),
   ]);
+  copyKitPackages();
 }

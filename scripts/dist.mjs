@@ -25,7 +25,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { HOST_ENTRIES, hostBundle } from "./bundle.mjs";
+import { copyKitPackages, HOST_ENTRIES, hostBundle, KIT_PACKAGES_DIR } from "./bundle.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const OUT = path.join(ROOT, "dist/sea");
@@ -67,7 +67,17 @@ async function bundle() {
 }
 
 function seaConfig() {
-  const assets = ["package.json", "reference/index.cjs", ...files("proto", (f) => f.endsWith(".proto")), ...files("python-stub", (f) => f.endsWith(".py") || f.endsWith(".sh")), ...files("docs", (f) => f.endsWith(".md"))];
+  // The conformance kit's scenarios and the packages they require (scripts/bundle.mjs, copyKitPackages).
+  copyKitPackages();
+  const assets = [
+    "package.json",
+    "reference/index.cjs",
+    ...files("proto", (f) => f.endsWith(".proto")),
+    ...files("python-stub", (f) => f.endsWith(".py") || f.endsWith(".sh")),
+    ...files("docs", (f) => f.endsWith(".md")),
+    ...files("src/conformance/scenarios", (f) => !f.includes("__pycache__")),
+    ...files(KIT_PACKAGES_DIR, () => true),
+  ];
   fs.writeFileSync(path.join(OUT, "assets.json"), JSON.stringify(assets));
   const map = Object.fromEntries(assets.map((a) => [a, path.join(ROOT, a)]));
   map["assets.json"] = path.join(OUT, "assets.json");

@@ -67,6 +67,9 @@ execFileSync(
     "dist/test/e2e/declared-scale.test.js",
     // The executable's own Python launcher: its worker taken by the host (its files extracted by the runs above).
     "dist/test/python-launcher.test.js",
+    // The conformance kit from the executable, in fresh user projects, against both references and both our plugins
+    // (mocha's run covers npm i -g of the packed package and the wheel).
+    "dist/test/conformance-kit.test.js",
   ],
   { cwd: ROOT, stdio: "inherit", env: { ...process.env, PATH: pathWithoutNode(), PULUMI_DYNAMIC_HOST_UNDER_TEST: dir } },
 );

@@ -80,11 +80,14 @@ describe("what users install: the npm package, the single executable and the whe
         "src/conformance/scenarios/node-program/local-helper.js",
         "src/conformance/scenarios/python_providers.py",
         "src/conformance/scenarios/python-program/provider.py",
+        // The packages the conformance kit's Node scenarios require, brought by the kit (src/conformance/kit-packages.ts).
+        "dist/bundle/conformance-packages/sleep-promise/package.json",
+        "dist/bundle/conformance-packages/ms/index.js",
         ...fs.readdirSync(`${REPO}docs`).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`),
       ]);
       const unexpected = files.filter(
         (f) =>
-          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host(-nodejs|-python)?\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context|declared)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md)|docs\/[^/]+\.md)$/.test(f),
+          !/^(package\.json|README\.md|bin\/[^/]+|dist\/bundle\/boot\.mjs|dist\/bundle\/cli\/host(-nodejs|-python)?\.cjs(\.LEGAL\.txt)?|proto\/.+\.proto|python-stub\/.+\.py|python-stub\/launch\.sh|(reference|context|declared)\/index\.(cjs|d\.ts)|src\/conformance\/scenarios\/.+\.(cjs|js|py|json|txt|md)|dist\/bundle\/conformance-packages\/(sleep-promise|ms)\/.+|docs\/[^/]+\.md)$/.test(f),
       );
       expect(unexpected).to.deep.equal([]);
       const pkg = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8"));

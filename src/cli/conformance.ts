@@ -1,7 +1,10 @@
 // pulumi-dynamic-host conformance: runs the conformance table (src/conformance)
 // against a dynamic-provider plugin command, as the engine would run it, in the
 // current project (its @pulumi/pulumi, its Python), and prints a table or JSON.
+import fs from "node:fs";
 import type { Language } from "../conformance/case.js";
+import { toJunit } from "../conformance/junit.js";
+import { resolveInterpreter } from "../python-bridge/interpreter.js";
 import { exitCode, header, summary, toJson, verdictLines } from "../conformance/report.js";
 import { resolvePayloadPython } from "../conformance/payloads-python.js";
 import { pythonReferenceCommand } from "../conformance/python-reference.js";
@@ -19,6 +22,7 @@ interface Args {
   only?: string;
   json: boolean;
   otherPython?: string;
+  junit?: string;
 }
 
 /** What each option takes, for the message when it is missing. */
@@ -28,6 +32,7 @@ const VALUE_OF: Record<string, string> = {
   "--language": "a language: nodejs or python",
   "--only": "a case id prefix or glob",
   "--other-python": "a path to a python",
+  "--junit": "a file to write the JUnit XML report to",
 };
 
 function parse(args: readonly string[]): Args | string {
@@ -63,6 +68,9 @@ function parse(args: readonly string[]): Args | string {
         case "--other-python":
           got.otherPython = value();
           break;
+        case "--junit":
+          got.junit = value();
+          break;
         default:
           return `unknown argument ${JSON.stringify(a)}`;
       }
@@ -75,6 +83,13 @@ function parse(args: readonly string[]): Args | string {
   return got as Args;
 }
 
+/** The virtualenv the plugin would use for the project's program directory, absolute (undefined: none, or it would refuse). */
+function projectVirtualenv(programDir: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (!env.PULUMI_RUNTIME_VIRTUALENV && !env.PULUMI_RUNTIME_TOOLCHAIN) return undefined;
+  const r = resolveInterpreter(programDir, env);
+  return r.ok ? r.interpreter.virtualenv : undefined;
+}
+
 export async function runConformanceCommand(args: readonly string[], out: Out): Promise<number> {
   const parsed = parse(args);
   if (typeof parsed === "string") {
@@ -82,7 +97,12 @@ export async function runConformanceCommand(args: readonly string[], out: Out): 
   }
   if (parsed.language === "python") {
     // As the engine starts a plugin: the project's runtime.options (virtualenv, toolchain) become PULUMI_RUNTIME_*.
-    Object.assign(process.env, pluginLaunch(process.cwd(), process.env).runtimeEnv);
+    const launch = pluginLaunch(process.cwd(), process.env);
+    Object.assign(process.env, launch.runtimeEnv);
+    // The plugins run in a folder the kit makes inside the project: a virtualenv the options name relative
+    // to the program (`virtualenv: venv` of `pulumi new`, uv's `.venv`) is the project's, named absolutely.
+    const venv = projectVirtualenv(launch.cwd, process.env);
+    if (venv) process.env.PULUMI_RUNTIME_VIRTUALENV = venv;
     // Every case needs payloads: an interpreter without pulumi or dill is said once, before any plugin starts.
     try {
       resolvePayloadPython(process.cwd(), process.env);
@@ -118,5 +138,13 @@ export async function runConformanceCommand(args: readonly string[], out: Out): 
     return 2;
   }
   out(parsed.json ? toJson(report) : summary(report));
+  if (parsed.junit) {
+    try {
+      fs.writeFileSync(parsed.junit, toJunit(report));
+    } catch (e) {
+      process.stderr.write(`pulumi-dynamic-host conformance: cannot write the JUnit report to ${parsed.junit}: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
   return exitCode(report);
 }

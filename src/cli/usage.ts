@@ -42,10 +42,13 @@ export const COMMAND_USAGE = {
   See ${docReference("debugging")}.`,
   conformance: `usage: pulumi-dynamic-host conformance --plugin <command> --language <nodejs|python>
                                   [--reference <command>] [--only <id prefix or glob>] [--json]
-                                  [--other-python <path>]
+                                  [--junit FILE] [--other-python <path>]
   Runs the conformance cases against a dynamic-provider plugin started as the engine starts it
-  (<command> plus the engine address), with payloads made by the SDK of the project here;
-  exit 0 only when every case passes, 2 on a usage error.
+  (<command> plus the engine address), with payloads made by the SDK of the project here
+  (@pulumi/pulumi from its node_modules; pulumi in the Python its plugin would pick); the kit
+  brings its own provider fixtures. A case that needs what this machine lacks (a second Python)
+  is "not run", no failure. --junit: also write the report as JUnit XML to FILE.
+  Exit 0 when no case failed, 1 when one did, 2 on a usage error or no SDK.
   <command> "reference" (Python): \`<python> -u -m pulumi.dynamic\` with the interpreter the reference's
   launcher would pick for the program; --other-python: a Python of another CPython minor with pulumi
   and dill (the version-drift case; otherwise searched for as the plugin searches).

@@ -181,6 +181,19 @@ export interface Case<O = any> {
   onlyWhy?: string;
 }
 
+/**
+ * Thrown by a case's `ask` (or a helper it calls) when the machine lacks something the case
+ * needs besides the plugin and the SDK (a Python of another CPython minor, a virtualenv): the
+ * kit reports the case `not run` with `needs <what>`, which is not a failure. The mocha suites,
+ * whose environment scripts/setup.sh makes complete, fail on it instead.
+ */
+export class Needs extends Error {
+  constructor(readonly what: string) {
+    super(`needs ${what}`);
+    this.name = "Needs";
+  }
+}
+
 /** A session and a function that declares its cases (ids made from the session's). */
 export function session(s: Session): Session & { case<O>(slug: string, c: Omit<Case<O>, "id" | "session" | "language">): Case<O> } {
   return {

@@ -22,20 +22,37 @@ export interface Sdk {
 
 const sdks = new Map<string, Sdk>();
 
+/** The message when neither the project nor the kit has the stubs. */
+const NO_SDK = (where: string) => `@pulumi/pulumi is not installed where the conformance kit runs (${where}): install it in the project (npm install @pulumi/pulumi)`;
+
+/** Where `@pulumi/pulumi`'s stubs resolve from `fromDir` (default: this module), or undefined. */
+function stubsFrom(fromDir?: string): string | undefined {
+  try {
+    return createRequire(fromDir ? path.join(fromDir, "noop.js") : import.meta.url).resolve("@pulumi/pulumi/proto/provider_grpc_pb");
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `dir` resolves @pulumi/pulumi's stubs as a program there would. */
+export function projectHasSdk(dir: string): boolean {
+  return stubsFrom(dir) !== undefined;
+}
+
 /**
  * The SDK resolved from `fromDir` as Node resolves a program's require there;
- * by default, from this module (the repository's own @pulumi/pulumi in a checkout).
+ * by default, from this module (the repository's own @pulumi/pulumi in a checkout),
+ * else the kit's own copy once loadOwnSdk has loaded it.
  */
 export function loadSdk(fromDir?: string): Sdk {
   const key = fromDir ?? "";
   let sdk = sdks.get(key);
   if (sdk) return sdk;
-  const base = createRequire(fromDir ? path.join(fromDir, "noop.js") : import.meta.url);
-  let stubs: string;
-  try {
-    stubs = base.resolve("@pulumi/pulumi/proto/provider_grpc_pb");
-  } catch {
-    throw new Error(`@pulumi/pulumi is not installed where the conformance kit runs (${fromDir ?? "its own package"}): install it in the project (npm install @pulumi/pulumi)`);
+  const stubs = stubsFrom(fromDir);
+  if (!stubs) {
+    const own = sdks.get(OWN);
+    if (own && !fromDir) return own;
+    throw new Error(NO_SDK(fromDir ?? "its own package"));
   }
   // The stubs' own grpc-js and google-protobuf: the client must use the instances the stubs check against.
   const req = createRequire(stubs);
@@ -51,6 +68,22 @@ export function loadSdk(fromDir?: string): Sdk {
     root: path.dirname(path.dirname(stubs)),
   };
   sdks.set(key, sdk);
+  return sdk;
+}
+
+const OWN = "\0own";
+
+/**
+ * The kit's own copy of the stubs (own-sdk.ts: bundled with the command), for a
+ * project without @pulumi/pulumi from npm; loaded once, lazily. In a checkout it is
+ * the repository's @pulumi/pulumi, the same modules loadSdk() gives.
+ */
+export async function loadOwnSdk(): Promise<Sdk> {
+  let sdk = sdks.get(OWN);
+  if (sdk) return sdk;
+  const { ownStubs } = await import("./own-sdk.js");
+  sdk = { ...ownStubs, root: "(the conformance kit's own copy of @pulumi/pulumi's stubs)" };
+  sdks.set(OWN, sdk);
   return sdk;
 }
 

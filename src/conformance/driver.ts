@@ -45,8 +45,9 @@ export interface Target {
   sdk: Sdk;
 }
 
-export function target(command: PluginCommand, program: Program, sdkFrom?: string): Target {
-  return { command, program, sdk: loadSdk(sdkFrom) };
+/** `sdk`: the SDK the kit speaks with, or the directory it resolves from (default: the kit's own, loadSdk). */
+export function target(command: PluginCommand, program: Program, sdk?: string | Sdk): Target {
+  return { command, program, sdk: typeof sdk === "object" ? sdk : loadSdk(sdk) };
 }
 
 /** A fake engine address: plugins never dial it unless they log. */
@@ -229,7 +230,7 @@ async function stderrBarrier(ctx: CaseContext, plugin: PluginProcess, from: numb
 
 // ---------------------------------------------------------------- judging
 
-/** "not run": the case needs something the project lacks (a package); it counts as not passed. */
+/** "not run": the case needs something the machine or project lacks (Needs, a package); it is not a failure. */
 export type Status = "pass" | "fail" | "deliberate" | "not run";
 
 export interface Verdict {
@@ -240,8 +241,10 @@ export interface Verdict {
   side?: "ours" | "reference";
   /** Where the deliberate difference is documented. */
   doc?: string;
-  /** For "fail": what differed. */
+  /** For "fail": what differed; for "not run": what it needs. */
   message?: string;
+  /** How long asking and judging it took (the kit's run; JUnit's time). */
+  seconds?: number;
 }
 
 /** Runs a case's ask in a fresh context of `run`; the context's launches and cleanups are undone after. */

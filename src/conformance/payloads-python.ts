@@ -19,6 +19,7 @@ import path from "node:path";
 import { assetDirectory } from "../host/assets.js";
 import { resolveInterpreter, type Interpreter } from "../python-bridge/interpreter.js";
 import { InterpreterSearch } from "../python-bridge/interpreter-search.js";
+import { Needs } from "./case.js";
 import type { Program } from "./payloads.js";
 
 /** The directory of the provider scenario modules, in the checkout or the installed package. */
@@ -33,6 +34,8 @@ export interface PayloadPython {
   executable: string;
   /** "3.11.9" */
   version: string;
+  /** The virtualenv it runs in (sys.prefix, when that is not sys.base_prefix), however it was named (a path, `python3` on PATH). */
+  virtualenv?: string;
   pulumi: string;
   dill: string;
   /** Why this interpreter: "PULUMI_RUNTIME_VIRTUALENV", "the uv toolchain", "PULUMI_PYTHON_CMD", "python3 on PATH". */
@@ -41,7 +44,7 @@ export interface PayloadPython {
 
 const PROBE =
   "import json, sys\n" +
-  "out = {'executable': sys.executable, 'version': '%d.%d.%d' % sys.version_info[:3]}\n" +
+  "out = {'executable': sys.executable, 'version': '%d.%d.%d' % sys.version_info[:3], 'prefix': sys.prefix, 'base_prefix': sys.base_prefix}\n" +
   "for name in ('pulumi', 'dill'):\n" +
   "    try:\n" +
   "        m = __import__(name)\n" +
@@ -92,7 +95,8 @@ function probePayloadPython(interpreter: Interpreter, why: string, cwd: string):
         `or point the project at a virtualenv that has them (Pulumi.yaml runtime.options.virtualenv).`,
     );
   }
-  return { interpreter, executable: probe.executable, version: probe.version, pulumi: probe.pulumi, dill: probe.dill, chosenBy: why };
+  const virtualenv = probe.prefix !== probe.base_prefix ? probe.prefix : undefined;
+  return { interpreter, executable: probe.executable, version: probe.version, virtualenv, pulumi: probe.pulumi, dill: probe.dill, chosenBy: why };
 }
 
 export interface RunOptions {
@@ -197,11 +201,17 @@ export async function otherPythonFor(program: Program): Promise<string> {
   if (program.otherPython) return program.otherPython;
   const payloads = pythonPayloadsFor(program);
   const minor = payloads.python.version.split(".").slice(0, 2).join(".");
-  const search = await new InterpreterSearch(payloads.python.interpreter, program.programDir).find(MINORS.filter((m) => m !== minor));
+  let search;
+  try {
+    search = await new InterpreterSearch(payloads.python.interpreter, program.programDir).find(MINORS.filter((m) => m !== minor));
+  } catch (e) {
+    // The kit's own look for a second Python (not the plugin under test) failed on this machine's layout.
+    throw new Needs(`a Python of another CPython minor than ${payloads.python.executable} with pulumi and dill: looking for one failed (${(e as Error).message}); name one with --other-python <path>`);
+  }
   if (search.found) return search.found.probe.python;
   const tried = search.tried.map((t) => `${t.python}: ${t.problem}`).join("; ");
-  throw new Error(
-    `this case needs a Python of another CPython minor than ${payloads.python.executable} (${payloads.python.version}) with pulumi and dill; ` +
-      `none was found beside it, by uv, on PATH or in pyenv${tried ? ` (tried: ${tried})` : ""}: name one with --other-python <path>`,
+  throw new Needs(
+    `a Python of another CPython minor than ${payloads.python.executable} (${payloads.python.version}) with pulumi and dill: ` +
+      `none was found beside it, by uv, on PATH or in pyenv${tried ? ` (tried: ${tried})` : ""}; name one with --other-python <path>`,
   );
 }

@@ -5,12 +5,10 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Language } from "./case.js";
-import { pythonPayloadsFor } from "./payloads-python.js";
+import { installKitPackages } from "./kit-packages.js";
+import { pythonPayloadsFor, scenariosDirectory } from "./payloads-python.js";
 
-/** The scenarios as shipped: three folders up from dist/src/conformance or dist/bundle/cli is the package root. */
-export const SCENARIOS_DIR = fileURLToPath(new URL("../../../src/conformance/scenarios/", import.meta.url));
 
 /** Default scenario module of each language. */
 export const DEFAULT_SCENARIO: Record<Language, string> = { nodejs: "node-providers", python: "python_providers" };
@@ -37,22 +35,41 @@ const SCENARIO_FILES: Record<Language, string> = { nodejs: "node", python: "." }
 /**
  * The program for `language`. Without `projectDir`, the shipped scenario folders in
  * place (a checkout, whose node_modules is above them). With it, a fresh folder in
- * the project holding the program files and scenario modules, so that the scenarios
- * and the plugins resolve the project's @pulumi/pulumi (and pulumi.dynamic) as a
- * program of that project would.
+ * the project holding the program files and scenario modules (and, for Node, the
+ * kit's own packages in its node_modules), so that the scenarios and the plugins
+ * resolve the project's @pulumi/pulumi (and pulumi.dynamic) as a program of that
+ * project would.
  */
 export function prepareProgram(language: Language, projectDir?: string, python?: string): Program {
-  const programSrc = path.join(SCENARIOS_DIR, PROGRAM_FILES[language]);
-  const scenarioSrc = path.join(SCENARIOS_DIR, SCENARIO_FILES[language]);
+  const programSrc = path.join(scenariosDirectory(), PROGRAM_FILES[language]);
+  const scenarioSrc = path.join(scenariosDirectory(), SCENARIO_FILES[language]);
   if (!projectDir) return { language, programDir: programSrc, scenarioDir: scenarioSrc, python, cleanup() {} };
   const dir = fs.mkdtempSync(path.join(projectDir, ".pulumi-dynamic-host-conformance-"));
-  if (fs.existsSync(programSrc)) fs.cpSync(programSrc, dir, { recursive: true });
-  for (const f of fs.readdirSync(scenarioSrc)) {
-    const from = path.join(scenarioSrc, f);
-    if (fs.statSync(from).isFile() && !fs.existsSync(path.join(dir, f))) fs.cpSync(from, path.join(dir, f));
+  const cleanup = () => fs.rmSync(dir, { recursive: true, force: true });
+  try {
+    if (fs.existsSync(programSrc)) fs.cpSync(programSrc, dir, { recursive: true, filter: (f) => !f.includes("__pycache__") });
+    for (const f of fs.readdirSync(scenarioSrc)) {
+      const from = path.join(scenarioSrc, f);
+      if (fs.statSync(from).isFile() && !fs.existsSync(path.join(dir, f))) fs.cpSync(from, path.join(dir, f));
+    }
+    // The packages the Node scenarios require besides the SDK come with the kit (kit-packages.ts).
+    if (language === "nodejs") installKitPackages(dir);
+    // A project file of the kit's own in the program folder and in each folder of it the cases run plugins
+    // in (python-program/bare): the plugins take the nearest one as the program's, so the project's
+    // Pulumi.yaml (its declarations, its project root) never reaches the cases, whose recorded answers
+    // name the kit's (cases/project-file.ts).
+    const folders = [dir, ...fs.readdirSync(programSrc, { withFileTypes: true }).filter((e) => e.isDirectory() && e.name !== "__pycache__").map((e) => path.join(dir, e.name))];
+    for (const folder of folders) fs.writeFileSync(path.join(folder, "Pulumi.yaml"), KIT_PROJECT_FILE(language));
+  } catch (e) {
+    cleanup();
+    throw e;
   }
-  return { language, programDir: dir, scenarioDir: dir, python, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return { language, programDir: dir, scenarioDir: dir, python, cleanup };
 }
+
+/** The kit's project file (no declarations, no runtime options). */
+const KIT_PROJECT_FILE = (language: Language) =>
+  `name: pulumi-dynamic-host-conformance\nruntime: ${language}\ndescription: made by pulumi-dynamic-host conformance for one run, and removed after it\n`;
 
 const cache = new Map<string, Promise<Record<string, string>> | Promise<string>>();
 

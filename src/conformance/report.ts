@@ -1,4 +1,5 @@
-// The conformance report: a table for people, JSON for machines, and the exit code.
+// The conformance report: a table for people, JSON for machines (junit.ts: JUnit XML
+// for CI), and the exit code.
 import type { Verdict } from "./driver.js";
 import type { Report } from "./run.js";
 
@@ -31,7 +32,7 @@ export function header(r: Pick<Report, "language" | "plugin" | "reference">): st
 export function summary(r: Report): string {
   const { pass, fail, deliberate, notRun } = r.counts;
   const parts = [`${pass} pass`, `${deliberate} deliberate (answered as recorded)`, `${fail} fail`];
-  if (notRun > 0) parts.push(`${notRun} not run`);
+  if (notRun > 0) parts.push(`${notRun} not run (each needs something this machine lacks; not a failure)`);
   return `${r.verdicts.length} cases: ${parts.join(", ")} — ${r.ok ? "conforms" : "does not conform"}`;
 }
 
@@ -50,5 +51,5 @@ export function toJson(r: Report): string {
   );
 }
 
-/** 0 only when every case passed (deliberate differences answered as recorded included); 1 otherwise. */
+/** 0 when no case failed and one ran (deliberate differences answered as recorded pass; not run is no failure); 1 otherwise. */
 export const exitCode = (r: Report): number => (r.ok ? 0 : 1);

@@ -5,7 +5,7 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { loadSdk, type Sdk } from "./client.js";
-import { SCENARIOS_DIR } from "./payloads.js";
+import { scenariosDirectory } from "./payloads-python.js";
 
 export const varint = (n: number): Buffer => {
   const out: number[] = [];
@@ -112,7 +112,7 @@ export function call(port: number, method: string, body: Buffer, sdk: Sdk = load
  */
 export function callFromPython(python: string, port: number, method: string, body: Buffer): Promise<RawOutcome & { detailsLength: number }> {
   return new Promise((resolve, reject) => {
-    const client = path.join(SCENARIOS_DIR, "raw_client.py");
+    const client = path.join(scenariosDirectory(), "raw_client.py");
     const child = execFile(python, [client, String(port), method], { maxBuffer: 64 << 20, encoding: "buffer" }, (err, stdout) => {
       if (err) return reject(err);
       const out = JSON.parse(stdout.toString("utf8")) as { code: number; details: string; response?: string };

@@ -216,8 +216,8 @@ const checkCases: Case[] = [
       },
       difference: {
         doc: PARITY,
-        ours({ urn, o, err }) {
-          equal(o, { code: 2, details: noProviderMessage("Check", urn, bag, problem) });
+        ours({ urn, o, err }, ctx) {
+          equal(o, { code: 2, details: noProviderMessage("Check", urn, bag, problem, ctx.programDir) });
           equal(err, "", "stderr");
         },
         reference({ o, err }) {
@@ -457,8 +457,8 @@ const diffCases: Case[] = [
     },
     difference: {
       doc: PARITY,
-      ours({ urn, o, err }) {
-        equal(o, { code: 2, details: noProviderMessage("Diff", urn, "olds") });
+      ours({ urn, o, err }, ctx) {
+        equal(o, { code: 2, details: noProviderMessage("Diff", urn, "olds", "has no", ctx.programDir) });
         equal(err, "", "stderr");
       },
       reference({ o, err }) {

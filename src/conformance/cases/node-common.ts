@@ -2,18 +2,16 @@
 // differ (docs/parity.md), and small projections of stderr.
 import { equal, type CaseContext } from "../case.js";
 import type { Outcome } from "../client.js";
+import { noProviderMessage as providerMessage } from "./project-file.js";
 
 export const firstLine = (s: string) => s.split("\n")[0];
 
 /** The V8 text of `${e}: ${e.stack}`'s first line for an error whose string form is `text`. */
 export const echoed = (text: string) => `${text}: ${text}`;
 
-/** Ours' message for a request without a usable `__provider` (docs/parity.md, Node). */
-export function noProviderMessage(op: string, urn: string, bag: string, problem = "has no"): string {
-  return (
-    `${op} ${urn}: the request's ${bag} ${problem} "__provider" property, so the dynamic provider cannot be loaded; ` +
-    `__provider must be the serialized provider the SDK writes into every dynamic resource`
-  );
+/** Ours' message for a request without a usable `__provider` (docs/parity.md); `dir`: the program folder the plugin runs in (project-file.ts). */
+export function noProviderMessage(op: string, urn: string, bag: string, problem = "has no", dir?: string): string {
+  return providerMessage("nodejs", op, urn, bag, problem, dir);
 }
 
 /** Ours' message for a method that returned no object (docs/parity.md, Node). */

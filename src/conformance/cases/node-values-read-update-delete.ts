@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { ASSET_SIG, equal, ok, RESOURCE_SIG, secret, session, SIG, UNKNOWN, type Case, type CaseContext } from "../case.js";
 import type { Outcome, Props } from "../client.js";
 import { firstLine, INIT_FAILED_TYPE_URL, withStderr, type Echoed } from "./node-common.js";
+import { howToDeclare } from "./project-file.js";
 
 const TOP = "differential (Node): values through create; read, update, delete";
 const PARITY = "docs/parity.md#node-pulumi-resource-pulumi-nodejs";
@@ -195,11 +196,10 @@ const ASSETS = {
 const readSession = session({ id: "node/read", language: "nodejs", suite: [TOP, "read"] });
 const read = (ctx: CaseContext, a: { id?: string; properties?: Props; inputs?: Props }) => ctx.client.read({ urn: ctx.urn("r"), ...a });
 
-const IMPORT_HINT =
+/** Ours' words for an import without a provider, with the program folder `dir` the plugin runs in (project-file.ts). */
+const importHint = (dir: string) =>
   `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
-  `pulumi-nodejs:dynamic:Resource, declare where its provider lives in the project's Pulumi.yaml:\n` +
-  `  pulumi-dynamic-host:\n    providers:\n      pulumi-nodejs:dynamic:Resource: ./providers#textFileProvider\n` +
-  `(a "<module>#<export>" reference to the provider in the project's code; docs/import-and-repair.md, pulumi-dynamic-host docs import-and-repair)`;
+  `pulumi-nodejs:dynamic:Resource, ${howToDeclare("nodejs", "pulumi-nodejs:dynamic:Resource", dir)}`;
 
 const readCases: Case[] = [
   readSession.case<Sent>("46-missing-method-passthrough", {
@@ -312,14 +312,14 @@ const readCases: Case[] = [
     },
     difference: {
       doc: "docs/import-and-repair.md",
-      ours(answers) {
+      ours(answers, ctx) {
         for (const { urn, o, err } of answers) {
           equal(o, {
             code: 2,
             details:
               `Read ${urn}: the request's properties has no "__provider" property, so the dynamic provider cannot be loaded; ` +
               `__provider must be the serialized provider the SDK writes into every dynamic resource. The resource is being imported: ` +
-              IMPORT_HINT,
+              importHint(ctx.programDir),
           });
           equal(err, "", "stderr");
         }

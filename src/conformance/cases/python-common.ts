@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { equal, ok, type CaseContext } from "../case.js";
 import type { Outcome } from "../client.js";
+import { noProviderMessage as providerMessage } from "./project-file.js";
 import { pythonPayloadsFor, type PythonPayloads } from "../payloads-python.js";
 
 export const PY_TYPE = "pulumi-python:dynamic:Resource";
@@ -202,12 +203,9 @@ export function expectBareTraceback(r: Outcome, finalLine: string): void {
   equal(tb.final, [finalLine], "the exception line");
 }
 
-/** Ours' message for a request without a usable `__provider` (deliberate difference c). */
-export function noProviderMessage(op: string, urn: string, bag: string, problem = "has no"): string {
-  return (
-    `${op} ${urn}: the request's ${bag} ${problem} "__provider" property, so the dynamic provider cannot be loaded; ` +
-    `__provider must be the serialized provider the SDK writes into every dynamic resource`
-  );
+/** Ours' message for a request without a usable `__provider` (docs/parity.md); `dir`: the program folder the plugin runs in (project-file.ts). */
+export function noProviderMessage(op: string, urn: string, bag: string, problem = "has no", dir?: string): string {
+  return providerMessage("python", op, urn, bag, problem, dir);
 }
 
 // ---------------------------------------------------------------- output

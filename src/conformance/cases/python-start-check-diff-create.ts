@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { equal, includes, matches, ok, session, UNKNOWN, type Case, type CaseContext } from "../case.js";
+import { equal, includes, matches, Needs, ok, session, UNKNOWN, type Case, type CaseContext } from "../case.js";
 import { EMPTY_DIFF_VIEW, type Outcome, type Props } from "../client.js";
 import { ENGINE_ADDRESS } from "../driver.js";
 import {
@@ -39,8 +39,15 @@ function programDir(ctx: CaseContext, prefix: string): string {
   return dir;
 }
 
-/** The virtualenv the payloads are made in (the program's), for a program directory's `.venv`. */
-const payloadVenv = (ctx: CaseContext) => path.dirname(path.dirname(py(ctx).python.interpreter.python));
+/**
+ * The virtualenv of the payload interpreter (with pulumi and dill), which the uv cases link as the
+ * program's `.venv`: as Python reports it (sys.prefix), however the interpreter was named.
+ */
+function payloadVenv(ctx: CaseContext): string {
+  const p = py(ctx).python;
+  if (!p.virtualenv) throw new Needs(`a virtualenv with pulumi and dill (the payload interpreter ${p.executable} runs in none): run the kit with the program's virtualenv active or named in Pulumi.yaml`);
+  return p.virtualenv;
+}
 
 // ================================================================== start-up
 
@@ -302,7 +309,8 @@ const startup: Case[] = [
     title: "6 start_python_cmd: PULUMI_PYTHON_CMD is the interpreter when no virtualenv is set; PATH is left alone",
     spec: ["6"],
     async ask(ctx) {
-      const python = py(ctx).python.interpreter.python;
+      // As the provider will report it: the interpreter the kit probed, named as Python names itself.
+      const python = py(ctx).python.executable;
       const pwd = realpathSync(ctx.programDir);
       // The launcher runs `"$PULUMI_PYTHON_CMD" -u -m pulumi.dynamic`.
       const p = await ctx.launch({ env: { ...BASE_ENV, PULUMI_RUNTIME_VIRTUALENV: undefined, PULUMI_PYTHON_CMD: python, PWD: "/" } });
@@ -569,7 +577,7 @@ const checks: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "olds") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "olds", "has no", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, DECODE_UNKNOWN),
     },
   }),
@@ -583,7 +591,7 @@ const checks: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "news") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "news", "has no", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, "KeyError: '__provider'"),
     },
   }),
@@ -597,7 +605,7 @@ const checks: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "news", "has a number as its") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Check", urn, "news", "has a number as its", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, "TypeError: argument should be a bytes-like object or ASCII string, not 'float'"),
     },
   }),
@@ -831,7 +839,7 @@ const diffs: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Diff", urn, "olds") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Diff", urn, "olds", "has no", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, DECODE_UNKNOWN),
     },
   }),
@@ -973,7 +981,7 @@ const creates: Case[] = [
     },
     difference: {
       doc: "docs/parity.md (c: a request without a usable __provider is named)",
-      ours: ({ urn, o }) => equal(o, { code: 2, details: noProviderMessage("Create", urn, "properties") }),
+      ours: ({ urn, o }, ctx) => equal(o, { code: 2, details: noProviderMessage("Create", urn, "properties", "has no", ctx.programDir) }),
       reference: ({ o }) => expectBareTraceback(o, "KeyError: '__provider'"),
     },
   }),

@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { ASSET_SIG, contains, equal, includes, matches, notContains, ok, RESOURCE_SIG, secret, session, SIG, type Case, type CaseContext, type LaunchedPlugin } from "../case.js";
 import type { Outcome, Props } from "../client.js";
 import { BASE_ENV, framesIn, plumbing, printed, py, REFERENCE_MAIN, sameTraceback, silent, userView, type Printed } from "./python-common.js";
+import { howToDeclare } from "./project-file.js";
 
 const SUITE = "differential (Python): values through create; read, update, delete; configure";
 const ONE_PAIR = [SUITE, "one pair"];
@@ -384,9 +385,7 @@ const reads: Case[] = [
               `Read ${ctx.urn("r")}: the request's properties has no "__provider" property, so the dynamic provider cannot be loaded; ` +
               `__provider must be the serialized provider the SDK writes into every dynamic resource. The resource is being imported: ` +
               `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
-              `pulumi-python:dynamic:Resource, declare where its provider lives in the project's Pulumi.yaml:\n` +
-              `  pulumi-dynamic-host:\n    providers:\n      pulumi-python:dynamic:Resource: providers.counter:CounterProvider\n` +
-              `(a "<module>:<attribute>" reference to the provider in the project's code; docs/import-and-repair.md, pulumi-dynamic-host docs import-and-repair)`,
+              `pulumi-python:dynamic:Resource, ${howToDeclare("python", "pulumi-python:dynamic:Resource", ctx.programDir)}`,
           });
         }
       },
@@ -622,7 +621,7 @@ const output: Case[] = [
     spec: ["72"],
     async ask(ctx) {
       const local = await ctx.payload("local");
-      return { local, python: py(ctx).python.interpreter.python, programDir: ctx.programDir, o: await create(ctx, { __provider: local, x: 1 }) };
+      return { local, python: py(ctx).python.executable, programDir: ctx.programDir, o: await create(ctx, { __provider: local, x: 1 }) };
     },
     compare: (r) => r.o,
     expect({ local, python, programDir, o }) {

@@ -31,9 +31,13 @@ export const pythonVersionDrift: Case[] = [
       const otherPython = await otherPythonFor(ctx.program);
       const other = py(ctx).code("import sys; print('%d.%d' % sys.version_info[:2])", { python: otherPython });
       const payload = py(ctx).script("python_drift_provider.py", { python: otherPython });
-      const o = await ctx.client.create({ urn: ctx.urn("old"), properties: { __provider: payload } });
+      // The plugin looks for a Python of that minor where it looks for one (beside the program's virtualenv,
+      // uv, PATH, pyenv): a Python named with --other-python is put last on its PATH, where the program's own
+      // interpreter is never chosen from (the kit's own search found it where the plugin looks anyway).
+      const p = await ctx.launch({ env: { ...BASE_ENV, PATH: [process.env.PATH, path.dirname(otherPython)].filter(Boolean).join(path.delimiter) } });
+      const o = await p.client.create({ urn: ctx.urn("old"), properties: { __provider: payload } });
       // A plugin that dropped the connection: how its process ended.
-      const exit = o.code === 14 ? await ctx.plugin.stop() : undefined;
+      const exit = o.code === 14 ? await p.stop() : undefined;
       return { other, otherPython, o, exit };
     },
     difference: {
