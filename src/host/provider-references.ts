@@ -24,6 +24,7 @@ import fs from "node:fs";
 import type { SectionSchema } from "./declaration-schema.js";
 import { readProperties, type PropertyMap } from "./declared-types.js";
 import type { Language } from "./runtime.js";
+import { readText } from "./file-probe.js";
 import { findProjectRoot, projectFile } from "./project-root.js";
 
 /** The Pulumi.yaml key that holds the declarations. */
@@ -191,15 +192,16 @@ async function readProviders(start: string): Promise<{ file?: string; providers:
   const root = findProjectRoot(start);
   const file = root && projectFile(root);
   if (!root || !file) return { providers: {} };
+  const text = readText(file);
+  if (text === undefined) return { problem: `${file} could not be read` };
+  if (!text.includes(SECTION)) return { file, providers: {} };
   let doc: unknown;
   try {
-    const text = fs.readFileSync(file, "utf8");
-    if (!text.includes(SECTION)) return { file, providers: {} };
     const yaml = await import("yaml");
     const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
     doc = parse(text);
   } catch (e) {
-    return { problem: `${file} could not be read: ${(e as Error).message}` };
+    return { problem: `${file} is not valid YAML: ${(e as Error).message}` };
   }
   const section = doc && typeof doc === "object" ? (doc as Record<string, unknown>)[SECTION] : undefined;
   const providers = section && typeof section === "object" ? (section as Record<string, unknown>).providers : undefined;

@@ -18,6 +18,7 @@ import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { TYPED_DECLARATIONS } from "./declared-project/typed.js";
 import { E2E_BIN, E2E_ROOT, OUR_ENTRY, languageStandIn, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 
 const TEXT_FILE = "pulumi-nodejs:dynamic/files:TextFile";
@@ -58,25 +59,7 @@ interface Operation {
 // The same project with its types declared (docs/schema.md), for the program written with generated SDKs.
 const TYPED_PULUMI_YAML = `name: ${PROJECT}
 runtime: go
-pulumi-dynamic-host:
-  providers:
-    ${TEXT_FILE}:
-      provider: ./text-file#textFileProvider
-      inputs:
-        path: string
-        content: string
-      outputs:
-        size: integer
-        ranBy: any
-    ${COUNTER}:
-      provider: counters:CounterProvider
-      inputs:
-        start: integer
-        step: integer?
-      outputs:
-        value: integer
-        ranBy: any
-`;
+${TYPED_DECLARATIONS}`;
 
 /** The driver's executable: built from the Go module proxy, or reused from ~/.cache. */
 function buildGoProgram(env: Record<string, string> = {}): string {

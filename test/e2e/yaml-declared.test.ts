@@ -17,41 +17,19 @@ import { expect } from "chai";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { OUR_PLUGIN_DIR, REPO, TEST_VENV } from "../helpers/paths.js";
+import { REPO, TEST_VENV } from "../helpers/paths.js";
+import { COUNTER, TEXT_FILE, TYPED_DECLARATIONS } from "./declared-project/typed.js";
 import { E2E_BIN, E2E_ROOT, OUR_ENTRY, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 
-const TEXT_FILE = "pulumi-nodejs:dynamic/files:TextFile";
-const COUNTER = "pulumi-python:dynamic:Counter";
 const STACK = "dev";
 const OUR_NODE = `${E2E_BIN}/pulumi-resource-pulumi-nodejs`;
 const OUR_PYTHON = `${E2E_BIN}/pulumi-resource-pulumi-python`;
 const FIXTURES = `${REPO}test/e2e/declared-project`;
 
-const DECLARATIONS = `pulumi-dynamic-host:
-  providers:
-    ${TEXT_FILE}:
-      provider: ./text-file#textFileProvider
-      description: A text file on the local disk.
-      inputs:
-        path: { type: string, description: Where the file is. }
-        content: string
-      outputs:
-        size: integer
-        ranBy: { type: any, description: Which process ran the provider. }
-    ${COUNTER}:
-      provider: counters:CounterProvider
-      inputs:
-        start: integer
-        step: integer?
-      outputs:
-        value: integer
-        ranBy: any
-`;
-
 function program(content: string, start: string, extra = ""): string {
   return `name: yaml-declared
 runtime: yaml
-${DECLARATIONS}
+${TYPED_DECLARATIONS}
 resources:
   notes:
     type: ${TEXT_FILE}
@@ -76,39 +54,43 @@ function build(script: string, ...args: string[]): string {
   return out.trim().split("\n").pop()!;
 }
 
-describe("end to end (YAML): declared Node and Python providers, typed by their declarations, through the whole lifecycle", function () {
-  this.timeout(15 * 60 * 1000);
-  let sb: Sandbox;
-  let dir: string;
-  let schemaTool: string;
-  const file = (name: string) => path.join(dir, "data", name);
+/**
+ * A YAML project in a sandbox, as both suites set it up: the engine with
+ * Pulumi YAML's language host next to pulumi (as an installed CLI has it, so no
+ * "using … from $PATH" warning), the declared-project fixtures, a .venv beside
+ * Pulumi.yaml for the Python providers (docs/every-language.md), and the CLI run
+ * in it.
+ */
+class YamlProject {
+  readonly sb: Sandbox;
+  readonly dir: string;
+  readonly schemaTool: string;
 
-  before(function () {
+  constructor(prefix: string, pulumiYaml: string) {
     prepareEngine();
-    // The language host next to pulumi, as an installed CLI has it: no "using … from $PATH" warning.
     const yamlHost = build("yaml-host.sh");
     fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
     fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
     fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);
-    schemaTool = build("go-program.sh", "schema-tool");
-    sb = sandbox("e2e-yaml-declared");
+    this.schemaTool = build("go-program.sh", "schema-tool");
+    this.sb = sandbox(`e2e-${prefix}`);
     fs.mkdirSync(`${E2E_ROOT}/projects`, { recursive: true });
-    dir = fs.mkdtempSync(`${E2E_ROOT}/projects/yaml-declared-`);
-    for (const f of ["text-file.js", "counters.py"]) fs.copyFileSync(path.join(FIXTURES, f), path.join(dir, f));
+    this.dir = fs.mkdtempSync(`${E2E_ROOT}/projects/${prefix}-`);
+    for (const f of ["text-file.js", "counters.py"]) fs.copyFileSync(path.join(FIXTURES, f), path.join(this.dir, f));
     // A package boundary of its own keeps text-file.js CommonJS (this repository's package.json says "type": "module").
-    fs.writeFileSync(path.join(dir, "package.json"), `{ "private": true }\n`);
-    // The Python of a project whose runtime is not python: a .venv beside Pulumi.yaml (docs/every-language.md).
-    fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(dir, ".venv"));
-    fs.mkdirSync(path.join(dir, "data"));
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), program("content: hello", "start: 3"));
-  });
-  after(function () {
-    sb?.cleanup();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+    fs.writeFileSync(path.join(this.dir, "package.json"), `{ "private": true }\n`);
+    fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(this.dir, ".venv"));
+    fs.mkdirSync(path.join(this.dir, "data"));
+    fs.writeFileSync(path.join(this.dir, "Pulumi.yaml"), pulumiYaml);
+  }
 
-  function cli(args: string[], cwd = dir): Promise<{ code: number; stdout: string; stderr: string }> {
-    const env = { ...process.env, ...sb.env };
+  cleanup(): void {
+    this.sb.cleanup();
+    fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  cli(args: string[], cwd = this.dir): Promise<{ code: number; stdout: string; stderr: string }> {
+    const env = { ...process.env, ...this.sb.env };
     return new Promise((resolve) => {
       execFile(`${E2E_BIN}/pulumi`, args, { cwd, env, encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
@@ -116,13 +98,38 @@ describe("end to end (YAML): declared Node and Python providers, typed by their 
     });
   }
 
-  async function ok(args: string[], cwd = dir): Promise<string> {
-    const res = await cli(args, cwd);
+  /** The CLI's stdout; it must succeed with no warning of any kind. */
+  async ok(args: string[], cwd = this.dir): Promise<string> {
+    const res = await this.cli(args, cwd);
     expect(res.code, `pulumi ${args.join(" ")}:\n${res.stdout}\n${res.stderr}`).to.equal(0);
-    // No warning of any kind: the plugins and the language host are found next to pulumi, and nothing complains.
     expect(res.stdout + res.stderr, `pulumi ${args.join(" ")}`).to.not.match(/warning:/);
     return res.stdout;
   }
+
+  /** The schema `pulumi package get-schema <plugin>` answers, bound by Pulumi's binder (schema-tool). */
+  async boundSchema(plugin: string): Promise<any> {
+    // By the plugin's path: by name, the CLI asks Pulumi's registry, which does not know these packages.
+    const text = await this.ok(["package", "get-schema", plugin]);
+    const file = path.join(this.sb.dir, `${path.basename(plugin)}.json`);
+    fs.writeFileSync(file, text);
+    expect(execFileSync(this.schemaTool, ["bind", file], { encoding: "utf8" })).to.contain("bound without errors");
+    return JSON.parse(text);
+  }
+}
+
+describe("end to end (YAML): declared Node and Python providers, typed by their declarations, through the whole lifecycle", function () {
+  this.timeout(15 * 60 * 1000);
+  let project: YamlProject;
+  let dir: string;
+  const file = (name: string) => path.join(dir, "data", name);
+  const cli = (args: string[], cwd?: string) => project.cli(args, cwd);
+  const ok = (args: string[], cwd?: string) => project.ok(args, cwd);
+
+  before(function () {
+    project = new YamlProject("yaml-declared", program("content: hello", "start: 3"));
+    dir = project.dir;
+  });
+  after(() => project?.cleanup());
 
   /** The stack's dynamic resources by name; no __provider anywhere, each written by our plugins. */
   async function exported(stack = STACK): Promise<Record<string, any>> {
@@ -143,17 +150,12 @@ describe("end to end (YAML): declared Node and Python providers, typed by their 
 
   it("each plugin's GetSchema answers its package's schema (pulumi package get-schema), which Pulumi's binder binds", async function () {
     for (const [pkg, token, plugin] of [["pulumi-nodejs", TEXT_FILE, OUR_NODE], ["pulumi-python", COUNTER, OUR_PYTHON]] as const) {
-      // By the plugin's path: by name, the CLI asks Pulumi's registry, which does not know these packages.
-      const text = await ok(["package", "get-schema", plugin]);
-      const schema = JSON.parse(text);
+      const schema = await project.boundSchema(plugin);
       expect(schema.name).to.equal(pkg);
       expect(Object.keys(schema.resources)).to.deep.equal([token]);
       // The command for people prints the same schema without an engine.
       const printed = execFileSync(OUR_ENTRY, ["schema", "--package", pkg], { cwd: dir, encoding: "utf8" });
       expect(JSON.parse(printed).resources).to.deep.equal(schema.resources);
-      const file = path.join(sb.dir, `${pkg}.json`);
-      fs.writeFileSync(file, text);
-      expect(execFileSync(schemaTool, ["bind", file], { encoding: "utf8" })).to.contain("bound without errors");
     }
   });
 
@@ -233,33 +235,26 @@ describe("end to end (YAML): declared Node and Python providers, typed by their 
 
 describe("end to end (YAML): packages of the project's own name (install --package), served from their declarations", function () {
   this.timeout(15 * 60 * 1000);
-  let sb: Sandbox;
+  let project: YamlProject;
   let dir: string;
-  let schemaTool: string;
   const PACKAGES = ["files", "counters"];
+  /** Where install put each package's plugin name. */
+  const placed: Record<string, string> = {};
+  const ok = (args: string[]) => project.ok(args);
 
   before(function () {
-    prepareEngine();
-    const yamlHost = build("yaml-host.sh");
-    fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
-    fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
-    fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);
-    schemaTool = build("go-program.sh", "schema-tool");
-    sb = sandbox("e2e-yaml-own-package");
-    fs.mkdirSync(`${E2E_ROOT}/projects`, { recursive: true });
-    dir = fs.mkdtempSync(`${E2E_ROOT}/projects/yaml-own-package-`);
-    for (const f of ["text-file.js", "counters.py"]) fs.copyFileSync(path.join(FIXTURES, f), path.join(dir, f));
-    fs.writeFileSync(path.join(dir, "package.json"), `{ "private": true }\n`);
-    fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(dir, ".venv"));
-    fs.mkdirSync(path.join(dir, "data"));
     const own = program("content: hello", "start: 4")
       .replaceAll(TEXT_FILE, "files:index:TextFile")
       .replaceAll(COUNTER, "counters:index:Counter")
       .replace("name: yaml-declared", "name: yaml-own-package");
-    fs.writeFileSync(path.join(dir, "Pulumi.yaml"), own);
-    // As a user registers them: the host's command, for this project.
+    project = new YamlProject("yaml-own-package", own);
+    dir = project.dir;
+    // As a user registers them: the host's command, for this project. It says where it put each name (beside the
+    // host's own: the package's bin folder for npm, which is not npm's folder of links), then the entry it wrote.
     for (const pkg of PACKAGES) {
       const said = execFileSync(OUR_ENTRY, ["install", "--package", pkg, "--project"], { cwd: dir, encoding: "utf8" });
+      placed[pkg] = said.split("\n")[0].split(" -> ")[0];
+      expect(path.basename(placed[pkg])).to.equal(`pulumi-resource-${pkg}`);
       expect(said).to.contain(`plugins.providers`);
     }
   });
@@ -267,25 +262,11 @@ describe("end to end (YAML): packages of the project's own name (install --packa
     for (const pkg of PACKAGES) {
       // Out of the project, and the name out of the host's folder (for the checkout: not left in bin/).
       execFileSync(OUR_ENTRY, ["uninstall", "--package", pkg, "--project"], { cwd: dir });
-      execFileSync(OUR_ENTRY, ["uninstall", "--package", pkg, "--dir", OUR_PLUGIN_DIR]);
+      if (placed[pkg]) execFileSync(OUR_ENTRY, ["uninstall", "--package", pkg, "--dir", path.dirname(placed[pkg])]);
     }
-    sb?.cleanup();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    project?.cleanup();
   });
 
-  function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      execFile(`${E2E_BIN}/pulumi`, args, { cwd: dir, env: { ...process.env, ...sb.env }, encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
-      );
-    });
-  }
-  async function ok(args: string[]): Promise<string> {
-    const res = await cli(args);
-    expect(res.code, `pulumi ${args.join(" ")}:\n${res.stdout}\n${res.stderr}`).to.equal(0);
-    expect(res.stdout + res.stderr, `pulumi ${args.join(" ")}`).to.not.match(/warning:/);
-    return res.stdout;
-  }
   async function resources(): Promise<Record<string, any>> {
     const state = JSON.parse(await ok(["stack", "export", "--stack", STACK]));
     const out: Record<string, any> = {};
@@ -295,13 +276,9 @@ describe("end to end (YAML): packages of the project's own name (install --packa
 
   it("each package's plugin answers its schema, named after the package, which Pulumi's binder binds", async function () {
     for (const [pkg, token] of [["files", "files:index:TextFile"], ["counters", "counters:index:Counter"]]) {
-      const text = await ok(["package", "get-schema", path.join(OUR_PLUGIN_DIR, `pulumi-resource-${pkg}`)]);
-      const schema = JSON.parse(text);
+      const schema = await project.boundSchema(placed[pkg]);
       expect(schema.name).to.equal(pkg);
       expect(Object.keys(schema.resources)).to.deep.equal([token]);
-      const file = path.join(sb.dir, `${pkg}.json`);
-      fs.writeFileSync(file, text);
-      expect(execFileSync(schemaTool, ["bind", file], { encoding: "utf8" })).to.contain("bound without errors");
     }
   });
 
@@ -310,7 +287,7 @@ describe("end to end (YAML): packages of the project's own name (install --packa
     await ok(["up", "--yes", "--skip-preview", "--stack", STACK]);
     const out = JSON.parse(await ok(["stack", "output", "--json", "--stack", STACK]));
     expect(out).to.deep.include({ fileSize: 5, counterValue: 4 });
-    expect(out.fileRanBy.script, "the Node provider ran in the host run as pulumi-resource-files").to.equal(path.join(OUR_PLUGIN_DIR, "pulumi-resource-files"));
+    expect(out.fileRanBy.script, "the Node provider ran in the host run as pulumi-resource-files").to.equal(placed.files);
     expect(fs.realpathSync(out.counterRanBy.python)).to.equal(fs.realpathSync(path.join(dir, ".venv", "bin", "python")));
     const state = await resources();
     expect(Object.keys(state).sort()).to.deep.equal(["notes", "visits"]);
@@ -324,8 +301,8 @@ describe("end to end (YAML): packages of the project's own name (install --packa
   });
 
   it("a plugin of a package the project does not declare says so, and exits before any port line", function () {
-    const other = path.join(sb.dir, "pulumi-resource-nothing");
-    execFileSync(OUR_ENTRY, ["install", "--package", "nothing", "--dir", sb.dir]);
+    const other = path.join(project.sb.dir, "pulumi-resource-nothing");
+    execFileSync(OUR_ENTRY, ["install", "--package", "nothing", "--dir", project.sb.dir]);
     let failure: any;
     try {
       execFileSync(other, ["127.0.0.1:1"], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
