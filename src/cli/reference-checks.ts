@@ -23,22 +23,23 @@ export interface DeclaredReferences {
 /** Reads both languages' declarations, saying what is found or wrong. */
 export async function readDeclarations(cwd: string, f: Findings): Promise<DeclaredReferences> {
   const found: DeclaredReferences = { nodejs: [], python: [] };
+  const byPackage = new Map<string, ProviderReference[]>();
   // Every package the project declares types of: pulumi-nodejs, pulumi-python and any of its own (docs/schema.md).
-  for (const refs of (await ProviderReferences.loadAll(cwd)).packages.values()) {
+  for (const [name, refs] of (await ProviderReferences.loadAll(cwd)).packages) {
     try {
-      found[refs.language].push(...refs.all());
+      byPackage.set(name, refs.all());
     } catch (e) {
       if (!(e instanceof DeclarationError)) throw e;
       f("problem", `provider references: ${e.message}`);
       return { nodejs: [], python: [] };
     }
+    found[refs.language].push(...byPackage.get(name)!);
   }
-  const n = found.nodejs.length + found.python.length;
-  if (n > 0) {
-    const file = (found.nodejs[0] ?? found.python[0]).declaredIn;
-    const latest = [...found.nodejs, ...found.python].filter((r) => r.latestCode).length;
-    f("ok", `provider references: ${n} declared in ${file} (pulumi-dynamic-host.providers; latestCode for ${latest})`);
-    checkSchemas([...found.nodejs, ...found.python], f);
+  const all = [...found.nodejs, ...found.python];
+  if (all.length > 0) {
+    const latest = all.filter((r) => r.latestCode).length;
+    f("ok", `provider references: ${all.length} declared in ${all[0].declaredIn} (pulumi-dynamic-host.providers; latestCode for ${latest})`);
+    checkSchemas(byPackage, f);
   }
   return found;
 }
@@ -48,10 +49,9 @@ export async function readDeclarations(cwd: string, f: Findings): Promise<Declar
  * a problem when one cannot be made, and a note for the types without property types, which a
  * YAML program cannot give any property.
  */
-function checkSchemas(refs: readonly ProviderReference[], f: Findings): void {
-  const packages = [...new Set(refs.map((r) => r.typeToken.slice(0, r.typeToken.indexOf(":"))))];
-  for (const name of packages) {
-    const mine = refs.filter((r) => r.typeToken.startsWith(`${name}:`));
+function checkSchemas(byPackage: ReadonlyMap<string, readonly ProviderReference[]>, f: Findings): void {
+  for (const [name, mine] of byPackage) {
+    if (mine.length === 0) continue;
     try {
       packageSchema(mine, { name });
     } catch (e) {

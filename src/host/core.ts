@@ -178,18 +178,11 @@ export class DynamicCore {
    * package, as JSON (./package-schema.ts); undefined when it declares none.
    */
   async schema(): Promise<string | undefined> {
-    let declared: ProviderReference[];
     try {
-      declared = (await this.declarations()).all();
+      const declared = (await this.declarations()).all();
+      return declared.length === 0 ? undefined : JSON.stringify(packageSchema(declared, { name: this.mode.package }));
     } catch (e) {
-      if (!(e instanceof DeclarationError)) throw e;
-      throw new BadRequestError(`GetSchema: ${e.message}`, grpc.status.FAILED_PRECONDITION);
-    }
-    if (declared.length === 0) return undefined;
-    try {
-      return JSON.stringify(packageSchema(declared, { name: this.mode.package }));
-    } catch (e) {
-      if (!(e instanceof SchemaError)) throw e;
+      if (!(e instanceof DeclarationError || e instanceof SchemaError)) throw e;
       throw new BadRequestError(`GetSchema: ${e.message}`, grpc.status.FAILED_PRECONDITION);
     }
   }

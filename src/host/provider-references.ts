@@ -21,10 +21,8 @@
 // own package. The host never writes provider code anywhere: it only reads
 // this file.
 import fs from "node:fs";
-import type { SectionSchema } from "./declaration-schema.js";
 import { readProperties, type PropertyMap } from "./declared-types.js";
 import type { Language } from "./runtime.js";
-import { readText } from "./file-probe.js";
 import { findProjectRoot, projectFile } from "./project-root.js";
 
 /** The Pulumi.yaml key that holds the declarations. */
@@ -87,21 +85,7 @@ export class ProviderReferences {
    * YAML parse.
    */
   static async load(start: string, language: Language, pkg: string = DYNAMIC_PACKAGE[language]): Promise<ProviderReferences> {
-    const root = findProjectRoot(start);
-    const file = root && projectFile(root);
-    if (!root || !file) return new ProviderReferences(language, undefined, new Map());
-    let text: string;
-    try {
-      text = fs.readFileSync(file, "utf8");
-    } catch (e) {
-      return new ProviderReferences(language, file, new Map(), `${file} could not be read: ${(e as Error).message}`);
-    }
-    if (!text.includes(SECTION)) return new ProviderReferences(language, file, new Map());
-    // yaml and zod are imported only for a project that uses the section: the serving path stays light.
-    const [yaml, { sectionSchema }] = await Promise.all([import("yaml"), import("./declaration-schema.js")]);
-    // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
-    const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
-    return parseSection(parse, sectionSchema, text, file, root, language, pkg);
+    return fromSection(await readSection(start), language, pkg);
   }
 
   /**
@@ -111,31 +95,7 @@ export class ProviderReferences {
    * languages.
    */
   static async languageOf(start: string, pkg: string): Promise<{ language: Language; file: string } | { problem: string }> {
-    const section = await readProviders(start);
-    if ("problem" in section) return section;
-    if (!section.file) return { problem: `no Pulumi.yaml at or above ${start}: a plugin of the package ${pkg} serves the types a project declares` };
-    const { file } = section;
-    const found = new Map<Language, string[]>();
-    for (const [token, entry] of Object.entries(section.providers)) {
-      if (!token.startsWith(`${pkg}:`)) continue;
-      const reference = typeof entry === "string" ? entry : (entry as { provider?: unknown } | null)?.provider;
-      const language = (Object.keys(REFERENCE_SYNTAX) as Language[]).find((l) => typeof reference === "string" && REFERENCE_SYNTAX[l].pattern.test(reference));
-      if (!language) {
-        return { problem: `${file}: ${SECTION}.providers["${token}"] names no provider reference (Node "<module>#<export>" or Python "<module>:<attribute>")` };
-      }
-      found.set(language, [...(found.get(language) ?? []), token]);
-    }
-    if (found.size === 0) {
-      return { problem: `${file} declares no type of the package ${pkg}: declare its types under ${SECTION}.providers as ${pkg}:<module>:<Type> (docs/schema.md)` };
-    }
-    if (found.size > 1) {
-      return {
-        problem:
-          `${file} declares types of the package ${pkg} with Node providers (${found.get("nodejs")!.join(", ")}) and with Python ` +
-          `providers (${found.get("python")!.join(", ")}); one package is served by one plugin process in one language: give each language a package of its own`,
-      };
-    }
-    return { language: [...found.keys()][0], file };
+    return languageIn(await readSection(start), start, pkg);
   }
 
   /**
@@ -144,23 +104,21 @@ export class ProviderReferences {
    * is thrown as a DeclarationError when `all()` of it is asked for.
    */
   static async loadAll(start: string): Promise<{ file?: string; packages: Map<string, ProviderReferences> }> {
-    const section = await readProviders(start);
+    // The file is read and parsed once, for every package.
+    const read = await readSection(start);
     const packages = new Map<string, ProviderReferences>();
-    if ("problem" in section) {
-      packages.set("", new ProviderReferences("nodejs", undefined, new Map(), section.problem));
+    if (read.problem) {
+      packages.set("", new ProviderReferences("nodejs", read.file, new Map(), read.problem));
       return { packages };
     }
-    const names = [...new Set(Object.keys(section.providers).map((t) => t.slice(0, Math.max(0, t.indexOf(":")))))];
+    const names = [...new Set(Object.keys(rawProviders(read)).map((t) => t.slice(0, Math.max(0, t.indexOf(":")))))];
     for (const pkg of names) {
       const dynamic = (Object.keys(DYNAMIC_PACKAGE) as Language[]).find((l) => DYNAMIC_PACKAGE[l] === pkg);
-      const language = dynamic ?? (await ProviderReferences.languageOf(start, pkg));
-      if (typeof language !== "string" && "problem" in language) {
-        packages.set(pkg, new ProviderReferences("nodejs", section.file, new Map(), language.problem));
-        continue;
-      }
-      packages.set(pkg, await ProviderReferences.load(start, typeof language === "string" ? language : language.language, pkg));
+      const own = dynamic ? undefined : languageIn(read, start, pkg);
+      if (own && "problem" in own) packages.set(pkg, new ProviderReferences("nodejs", read.file, new Map(), own.problem));
+      else packages.set(pkg, await fromSection(read, dynamic ?? own!.language, pkg));
     }
-    return { file: section.file, packages };
+    return { file: read.file, packages };
   }
 
   /** The declaration for `typeToken`, or undefined; throws when the project's section is malformed. */
@@ -187,44 +145,85 @@ export class ProviderReferences {
   }
 }
 
-/** The raw providers map of the project's section (unvalidated), for telling packages and languages apart. */
-async function readProviders(start: string): Promise<{ file?: string; providers: Record<string, unknown> } | { problem: string }> {
-  const root = findProjectRoot(start);
-  const file = root && projectFile(root);
-  if (!root || !file) return { providers: {} };
-  const text = readText(file);
-  if (text === undefined) return { problem: `${file} could not be read` };
-  if (!text.includes(SECTION)) return { file, providers: {} };
-  let doc: unknown;
-  try {
-    const yaml = await import("yaml");
-    const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
-    doc = parse(text);
-  } catch (e) {
-    return { problem: `${file} is not valid YAML: ${(e as Error).message}` };
-  }
-  const section = doc && typeof doc === "object" ? (doc as Record<string, unknown>)[SECTION] : undefined;
-  const providers = section && typeof section === "object" ? (section as Record<string, unknown>).providers : undefined;
-  return { file, providers: providers && typeof providers === "object" && !Array.isArray(providers) ? (providers as Record<string, unknown>) : {} };
+/** The project file at or above a start directory, read once: its section as parsed YAML, or why it cannot be read. */
+interface ProjectSection {
+  root?: string;
+  file?: string;
+  /** The section's value; undefined when the file has none. */
+  section?: unknown;
+  problem?: string;
 }
 
-function parseSection(
-  parse: (text: string) => unknown,
-  sectionSchema: SectionSchema,
-  text: string,
-  file: string,
-  root: string,
-  language: Language,
-  pkg: string,
-): ProviderReferences {
+/**
+ * Reads the project file at or above `start`. A file without the section
+ * costs one read and no YAML parse: yaml is imported only for a project that
+ * uses the section, so the serving path stays light.
+ */
+async function readSection(start: string): Promise<ProjectSection> {
+  const root = findProjectRoot(start);
+  const file = root && projectFile(root);
+  if (!root || !file) return {};
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    return { root, file, problem: `${file} could not be read: ${(e as Error).message}` };
+  }
+  if (!text.includes(SECTION)) return { root, file };
+  const yaml = await import("yaml");
+  // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
+  const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
   let doc: unknown;
   try {
     doc = parse(text);
   } catch (e) {
-    return new ProviderReferences(language, file, new Map(), `${file} is not valid YAML: ${(e as Error).message}`);
+    return { root, file, problem: `${file} is not valid YAML: ${(e as Error).message}` };
   }
-  const raw = doc && typeof doc === "object" ? (doc as Record<string, unknown>)[SECTION] : undefined;
+  return { root, file, section: doc && typeof doc === "object" ? (doc as Record<string, unknown>)[SECTION] : undefined };
+}
+
+/** The section's providers as written (unvalidated), for telling packages and languages apart. */
+function rawProviders(read: ProjectSection): Record<string, unknown> {
+  const providers = read.section && typeof read.section === "object" ? (read.section as Record<string, unknown>).providers : undefined;
+  return providers && typeof providers === "object" && !Array.isArray(providers) ? (providers as Record<string, unknown>) : {};
+}
+
+/** The language of the providers `read` declares for the package `pkg` (ProviderReferences.languageOf). */
+function languageIn(read: ProjectSection, start: string, pkg: string): { language: Language; file: string } | { problem: string } {
+  if (read.problem) return { problem: read.problem };
+  const file = read.file;
+  if (!file) return { problem: `no Pulumi.yaml at or above ${start}: a plugin of the package ${pkg} serves the types a project declares` };
+  const found = new Map<Language, string[]>();
+  for (const [token, entry] of Object.entries(rawProviders(read))) {
+    if (!token.startsWith(`${pkg}:`)) continue;
+    const reference = typeof entry === "string" ? entry : (entry as { provider?: unknown } | null)?.provider;
+    const language = (Object.keys(REFERENCE_SYNTAX) as Language[]).find((l) => typeof reference === "string" && REFERENCE_SYNTAX[l].pattern.test(reference));
+    if (!language) {
+      return { problem: `${file}: ${SECTION}.providers["${token}"] names no provider reference (Node "<module>#<export>" or Python "<module>:<attribute>")` };
+    }
+    found.set(language, [...(found.get(language) ?? []), token]);
+  }
+  if (found.size === 0) {
+    return { problem: `${file} declares no type of the package ${pkg}: declare its types under ${SECTION}.providers as ${pkg}:<module>:<Type> (docs/schema.md)` };
+  }
+  if (found.size > 1) {
+    return {
+      problem:
+        `${file} declares types of the package ${pkg} with Node providers (${found.get("nodejs")!.join(", ")}) and with Python ` +
+        `providers (${found.get("python")!.join(", ")}); one package is served by one plugin process in one language: give each language a package of its own`,
+    };
+  }
+  return { language: [...found.keys()][0], file };
+}
+
+/** The declarations of `language` for `pkg` in `read`, checked against the section's shape (zod, imported only here). */
+async function fromSection(read: ProjectSection, language: Language, pkg: string): Promise<ProviderReferences> {
+  const { root, file } = read;
+  if (!root || !file) return new ProviderReferences(language, undefined, new Map());
+  if (read.problem) return new ProviderReferences(language, file, new Map(), read.problem);
+  const raw = read.section;
   if (raw === undefined || raw === null) return new ProviderReferences(language, file, new Map());
+  const { sectionSchema } = await import("./declaration-schema.js");
   const parsed = sectionSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
