@@ -89,21 +89,10 @@ function helpAll(): number {
 async function registration(cmd: "install" | "uninstall", rest: readonly string[]): Promise<number> {
   const install = await import("./install.js");
   const at = rest.indexOf("--package");
-  if (at >= 0) return packageRegistration(cmd, rest[at + 1], [...rest.slice(0, at), ...rest.slice(at + 2)]);
-  const [flag, value, ...extra] = rest;
+  const action = at >= 0 ? packageAction(cmd, install, rest[at + 1], [...rest.slice(0, at), ...rest.slice(at + 2)]) : pluginsAction(cmd, install, rest);
+  if (typeof action === "number") return action;
   try {
-    if (flag === undefined) {
-      (cmd === "install" ? install.installNextToPulumi : install.uninstallNextToPulumi)(process.env, out);
-    } else if (flag === "--project") {
-      if (extra.length > 0 || value?.startsWith("-")) return usageError(cmd, `--project takes at most one folder (DIR), got ${JSON.stringify(rest.slice(1).join(" "))}`);
-      (cmd === "install" ? install.installForProject : install.uninstallForProject)(value, out);
-    } else if (flag === "--dir") {
-      if (value === undefined || value === "" || value.startsWith("-")) return usageError(cmd, "--dir needs a folder (DIR)");
-      if (extra.length > 0) return usageError(cmd, `--dir takes one folder, got also ${JSON.stringify(extra.join(" "))}`);
-      (cmd === "install" ? install.installIntoDir : install.uninstallFromDir)(value, out);
-    } else {
-      return usageError(cmd, `unknown argument ${JSON.stringify(flag)}: expected nothing, --project [DIR] or --dir DIR`);
-    }
+    action();
     return 0;
   } catch (err) {
     // InstallError says what to do; a file system error names its path and operation.
@@ -112,8 +101,26 @@ async function registration(cmd: "install" | "uninstall", rest: readonly string[
   }
 }
 
-/** `install --package NAME …`: the host under a package of the project's own name (docs/schema.md). */
-async function packageRegistration(cmd: "install" | "uninstall", pkg: string | undefined, rest: readonly string[]): Promise<number> {
+type Install = typeof import("./install.js");
+
+/** What `install`/`uninstall` of the two plugin names does, or the exit code of a usage error. */
+function pluginsAction(cmd: "install" | "uninstall", install: Install, rest: readonly string[]): (() => void) | number {
+  const [flag, value, ...extra] = rest;
+  if (flag === undefined) return () => (cmd === "install" ? install.installNextToPulumi : install.uninstallNextToPulumi)(process.env, out);
+  if (flag === "--project") {
+    if (extra.length > 0 || value?.startsWith("-")) return usageError(cmd, `--project takes at most one folder (DIR), got ${JSON.stringify(rest.slice(1).join(" "))}`);
+    return () => (cmd === "install" ? install.installForProject : install.uninstallForProject)(value, out);
+  }
+  if (flag === "--dir") {
+    if (value === undefined || value === "" || value.startsWith("-")) return usageError(cmd, "--dir needs a folder (DIR)");
+    if (extra.length > 0) return usageError(cmd, `--dir takes one folder, got also ${JSON.stringify(extra.join(" "))}`);
+    return () => (cmd === "install" ? install.installIntoDir : install.uninstallFromDir)(value, out);
+  }
+  return usageError(cmd, `unknown argument ${JSON.stringify(flag)}: expected nothing, --project [DIR] or --dir DIR`);
+}
+
+/** `--package NAME …`: the host under a package of the project's own name (docs/schema.md); or a usage error's exit code. */
+function packageAction(cmd: "install" | "uninstall", install: Install, pkg: string | undefined, rest: readonly string[]): (() => void) | number {
   if (pkg === undefined || pkg.startsWith("-")) return usageError(cmd, "--package needs a package name (NAME), e.g. --package files");
   const [flag, value, ...extra] = rest;
   let where: { dir?: string; project?: string | null };
@@ -126,14 +133,7 @@ async function packageRegistration(cmd: "install" | "uninstall", pkg: string | u
         `the engine finds another package's plugin next to pulumi only as it finds one on PATH, with a warning on every run`,
     );
   }
-  const install = await import("./install.js");
-  try {
-    (cmd === "install" ? install.installPackage : install.uninstallPackage)(pkg, where, out);
-    return 0;
-  } catch (err) {
-    process.stderr.write(`pulumi-dynamic-host ${cmd}: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
-  }
+  return () => (cmd === "install" ? install.installPackage : install.uninstallPackage)(pkg, where, out);
 }
 
 /** A write to a closed stdout: the reader has gone, and so does the command; any other error is raised. */

@@ -60,7 +60,7 @@ export const PLUGIN_PREFIX = "pulumi-resource-";
  * (pulumi-resource-files serves files), or undefined for any other name.
  */
 export function ownPackageOfBinary(name: string): string | undefined {
-  const base = name.replace(/\.(c?js|mjs|cmd|exe)$/i, "");
+  const base = withoutExtension(name);
   if (!base.startsWith(PLUGIN_PREFIX) || MODES.some((m) => m.binary === base)) return undefined;
   const pkg = base.slice(PLUGIN_PREFIX.length);
   return /^[A-Za-z][A-Za-z0-9_-]*$/.test(pkg) ? pkg : undefined;
@@ -78,8 +78,13 @@ export function packageMode(pkg: string, language: Language): Mode {
 
 /** The mode for an invoked binary name (argv basename, any extension dropped), or undefined. */
 export function modeForBinary(name: string): Mode | undefined {
-  const base = name.replace(/\.(c?js|mjs|cmd|exe)$/i, "");
+  const base = withoutExtension(name);
   return MODES.find((m) => m.binary === base);
+}
+
+/** A plugin's file name without the extension a script or Windows executable adds. */
+function withoutExtension(name: string): string {
+  return name.replace(/\.(c?js|mjs|cmd|exe)$/i, "");
 }
 
 /** The command for people's name: as PULUMI_DYNAMIC_HOST_SERVE's file name, it asks for no mode. */
