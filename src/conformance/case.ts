@@ -247,5 +247,6 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 export const SIG = "4dabf18193072939515e22adb298388d";
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 export const ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17";
+export const ARCHIVE_SIG = "0def7320c3a5731c473e5ecbe6d01bc7";
 export const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
 export const secret = (value: unknown) => ({ [SIG]: SECRET_SIG, value });

@@ -13,10 +13,7 @@
 import type { PropertyMap, TypeShape } from "./declared-types.js";
 import { typeText } from "./declared-types.js";
 import type { CheckFailure } from "./runtime.js";
-import { PROVIDER_KEY, SIG_KEY, UNKNOWN_STRING_SENTINEL } from "./wire.js";
-
-const ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17";
-const ARCHIVE_SIG = "0def7320c3a5731c473e5ecbe6d01bc7";
+import { ARCHIVE_SIG, ASSET_SIG, PROVIDER_KEY, SIG_KEY, UNKNOWN_STRING_SENTINEL } from "./wire.js";
 
 /** Every mismatch between `inputs` and the declared input types `declared`. */
 export function checkInputs(declared: PropertyMap, inputs: Record<string, unknown>): CheckFailure[] {

@@ -41,6 +41,9 @@ export const UNKNOWN_STRING_SENTINEL = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 /** The signature key and the secret signature of a wrapped secret value. */
 export const SIG_KEY = "4dabf18193072939515e22adb298388d";
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+/** The signatures of an asset and an archive value. */
+export const ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17";
+export const ARCHIVE_SIG = "0def7320c3a5731c473e5ecbe6d01bc7";
 
 const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
 

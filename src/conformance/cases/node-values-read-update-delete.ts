@@ -3,14 +3,13 @@
 // that output (its first line) is observed and compared too.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { ASSET_SIG, equal, ok, RESOURCE_SIG, secret, session, SIG, UNKNOWN, type Case, type CaseContext } from "../case.js";
+import { ARCHIVE_SIG, ASSET_SIG, equal, ok, RESOURCE_SIG, secret, session, SIG, UNKNOWN, type Case, type CaseContext } from "../case.js";
 import type { Outcome, Props } from "../client.js";
 import { firstLine, INIT_FAILED_TYPE_URL, withStderr, type Echoed } from "./node-common.js";
 import { howToDeclare } from "./project-file.js";
 
 const TOP = "differential (Node): values through create; read, update, delete";
 const PARITY = "docs/parity.md#node-pulumi-resource-pulumi-nodejs";
-const ARCHIVE_SIG = "0def7320c3a5731c473e5ecbe6d01bc7";
 const RUD = "node-providers-rud";
 
 const scripted = (ctx: CaseContext) => ctx.payload("scripted");

@@ -7,14 +7,13 @@
 // plugins' plumbing frames left out (python-common.ts).
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { ASSET_SIG, contains, equal, includes, matches, notContains, ok, RESOURCE_SIG, secret, session, SIG, type Case, type CaseContext, type LaunchedPlugin } from "../case.js";
+import { ARCHIVE_SIG, ASSET_SIG, contains, equal, includes, matches, notContains, ok, RESOURCE_SIG, secret, session, SIG, type Case, type CaseContext, type LaunchedPlugin } from "../case.js";
 import type { Outcome, Props } from "../client.js";
 import { BASE_ENV, framesIn, plumbing, printed, py, REFERENCE_MAIN, sameTraceback, silent, userView, type Printed } from "./python-common.js";
 import { howToDeclare } from "./project-file.js";
 
 const SUITE = "differential (Python): values through create; read, update, delete; configure";
 const ONE_PAIR = [SUITE, "one pair"];
-const ARCHIVE_SIG = "0def7320c3a5731c473e5ecbe6d01bc7";
 const launch = { env: BASE_ENV };
 
 const B = "python_providers_b";
