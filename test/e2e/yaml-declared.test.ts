@@ -1,6 +1,6 @@
 // Declared types from a Pulumi YAML program, under the real engine and Pulumi
 // YAML's real language host (built from the Go module proxy by
-// scripts/yaml-host.sh): the project's Pulumi.yaml declares a Node and a
+// scripts/go-program.sh yaml-host): the project's Pulumi.yaml declares a Node and a
 // Python provider with their property types; YAML loads the package schemas
 // from our plugins' GetSchema, type-checks the program against them, and runs
 // it through up, an up and a refresh that change nothing, an update,
@@ -68,7 +68,7 @@ class YamlProject {
 
   constructor(prefix: string, pulumiYaml: string) {
     prepareEngine();
-    const yamlHost = build("yaml-host.sh");
+    const yamlHost = build("go-program.sh", "yaml-host", "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml");
     fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
     fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
     fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);

@@ -1,7 +1,7 @@
 //go:build generatedsdk
 
 // The same program written with the SDKs that Pulumi's Go generator makes from
-// the schemas our plugins answer (test/e2e/generated-sdk.test.ts): typed
+// the schemas our plugins answer (test/e2e/go-declared.test.ts): typed
 // arguments and outputs instead of a property map and structs of our own.
 // Built only with the tag generatedsdk, by scripts/go-program.sh with
 // GO_PROGRAM_SDKS naming where the generated packages are.

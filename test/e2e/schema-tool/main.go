@@ -1,6 +1,6 @@
 // schema-tool: Pulumi's own schema binder and SDK code generators, from the Go
 // module proxy, driven on a schema file; the end-to-end tests of the package
-// schema (test/e2e/yaml-declared.test.ts, test/e2e/generated-sdk.test.ts) use
+// schema (test/e2e/yaml-declared.test.ts, test/e2e/go-declared.test.ts) use
 // it to prove that what pulumi-dynamic-host's GetSchema answers binds, and
 // that `pulumi package gen-sdk` would make working SDKs of it. That command
 // drives the same generators through the language hosts' GeneratePackage,
