@@ -155,6 +155,41 @@ describe("python worker killed while requests race it", function () {
     expect(group(), "processes left in the plugin's group").to.deep.equal([]);
   });
 
+  type Sent = { name: string; answer: Promise<Outcome> }[];
+
+  /** `n` creates named `<prefix><i>` of the scripted provider: "hang" ones never answer; "echo" ones answer their `n`. */
+  const sendCreates = (scripted: string, prefix: string, n: number, act: "hang" | "echo"): Sent =>
+    Array.from({ length: n }, (_, i) => {
+      const name = `${prefix}${i}`;
+      const properties = act === "hang" ? { __provider: scripted, act } : { __provider: scripted, act, n: i };
+      return { name, answer: bounded(p.client.create({ urn: urn(name), properties }), name) };
+    });
+
+  /** `n` hanging creates, once all are running inside the worker. */
+  async function hangingCreates(scripted: string, prefix: string, n: number, round: number): Promise<Sent> {
+    const mark = p.stderr.length;
+    const sent = sendCreates(scripted, prefix, n, "hang");
+    await p.until(() => count(p.stderr, "hanging in create", mark) >= n, `round ${round}: ${n} creates inside the worker`);
+    return sent;
+  }
+
+  /** Every echo create succeeded with its own answer. */
+  async function expectServed(burst: Sent, round: number): Promise<void> {
+    for (const [i, a] of (await Promise.all(burst.map((b) => b.answer))).entries()) {
+      expect(a.code, `round ${round}, ${burst[i].name}: ${a.details}`).to.equal(0);
+      expect(a.view.properties.n).to.equal(i);
+    }
+  }
+
+  /** Every in-flight create failed UNAVAILABLE, naming its URN and the killed worker. */
+  async function expectKilledWith(inFlight: Sent, victim: number, round: number): Promise<void> {
+    for (const { name, answer } of inFlight) {
+      const a = await answer;
+      expect(a.code, `round ${round}, ${name}: ${a.details}`).to.equal(UNAVAILABLE);
+      expect(a.details).to.match(new RegExp(`^Create ${urn(name)}: the Python worker running it \\(pid ${victim}\\) was killed by SIGKILL`));
+    }
+  }
+
   it(`${ROUNDS} rounds: kill the worker under ${IN_FLIGHT} requests, then ${BURST} creates in one tick once it is dead (the host stopped meanwhile in every other round); in-flight ones fail naming their URN, every later one succeeds`, async function () {
     const scripted = pythonProvider("scripted");
     const warm = await p.client.create({ urn: urn("warm"), properties: { __provider: scripted, act: "echo" } });
@@ -162,43 +197,27 @@ describe("python worker killed while requests race it", function () {
     const killed: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       // Requests the worker has read and is running when it is killed.
-      const mark = p.stderr.length;
-      const inFlight = Array.from({ length: IN_FLIGHT }, (_, i) => {
-        const name = `r${round}-inflight${i}`;
-        return { name, answer: bounded(p.client.create({ urn: urn(name), properties: { __provider: scripted, act: "hang" } }), name) };
-      });
-      await p.until(() => count(p.stderr, "hanging in create", mark) >= IN_FLIGHT, `round ${round}: ${IN_FLIGHT} creates inside the worker`);
+      const inFlight = await hangingCreates(scripted, `r${round}-inflight`, IN_FLIGHT, round);
       const workers = workerPids(p);
       expect(workers, `round ${round}: the worker processes`).to.have.length(1);
       const [victim] = workers;
       const launchers = environOf(victim).includes("PULUMI_DYNAMIC_HOST_PRESTARTED=1");
       const frozen = round % 2 === 0;
       const host = p.child.pid!;
-      const burst: { name: string; answer: Promise<Outcome> }[] = [];
+      let burst: Sent = [];
       if (frozen) process.kill(host, "SIGSTOP");
       try {
         process.kill(victim, "SIGKILL");
         awaitDeathSync(victim);
         killed.push(victim);
         // Sent after the worker's death, all in this tick, none awaited before the last is sent.
-        for (let i = 0; i < BURST; i++) {
-          const name = `r${round}-after${i}`;
-          burst.push({ name, answer: bounded(p.client.create({ urn: urn(name), properties: { __provider: scripted, act: "echo", n: i } }), name) });
-        }
+        burst = sendCreates(scripted, `r${round}-after`, BURST, "echo");
         if (frozen) await burstQueued(p.port);
       } finally {
         if (frozen) process.kill(host, "SIGCONT");
       }
-      const afterAnswers = await Promise.all(burst.map((b) => b.answer));
-      for (const [i, a] of afterAnswers.entries()) {
-        expect(a.code, `round ${round}, ${burst[i].name}: ${a.details}`).to.equal(0);
-        expect(a.view.properties.n).to.equal(i);
-      }
-      for (const { name, answer } of inFlight) {
-        const a = await answer;
-        expect(a.code, `round ${round}, ${name}: ${a.details}`).to.equal(UNAVAILABLE);
-        expect(a.details).to.match(new RegExp(`^Create ${urn(name)}: the Python worker running it \\(pid ${victim}\\) was killed by SIGKILL`));
-      }
+      await expectServed(burst, round);
+      await expectKilledWith(inFlight, victim, round);
       // The killed worker is gone and one fresh worker serves. A worker the host spawned is reaped;
       // the first one, which the launcher started beside the host (src/python-bridge/prestarted.ts),
       // is the host's child without being its spawn, so it stays a zombie until the host exits.
@@ -213,19 +232,11 @@ describe("python worker killed while requests race it", function () {
     const scripted = pythonProvider("scripted");
     for (let round = 0; round < RACE_ROUNDS; round++) {
       const mark = p.stderr.length;
-      const inFlight = Array.from({ length: RACE_IN_FLIGHT }, (_, i) => {
-        const name = `race${round}-inflight${i}`;
-        return { name, answer: bounded(p.client.create({ urn: urn(name), properties: { __provider: scripted, act: "hang" } }), name) };
-      });
-      await p.until(() => count(p.stderr, "hanging in create", mark) >= RACE_IN_FLIGHT, `round ${round}: ${RACE_IN_FLIGHT} creates inside the worker`);
+      const inFlight = await hangingCreates(scripted, `race${round}-inflight`, RACE_IN_FLIGHT, round);
       const [victim] = workerPids(p);
       const stopped = round % 2 === 0;
-      const send = () =>
-        Array.from({ length: RACE_BURST }, (_, i) => {
-          const name = `race${round}-burst${i}`;
-          return { name, answer: bounded(p.client.create({ urn: urn(name), properties: { __provider: scripted, act: "echo", n: i } }), name) };
-        });
-      let burst: { name: string; answer: Promise<Outcome> }[];
+      const send = () => sendCreates(scripted, `race${round}-burst`, RACE_BURST, "echo");
+      let burst: Sent;
       if (stopped) {
         // The host writes the burst to the worker, which reads none of it; then the worker dies.
         process.kill(victim, "SIGSTOP");
@@ -236,15 +247,8 @@ describe("python worker killed while requests race it", function () {
         process.kill(victim, "SIGKILL");
         burst = send();
       }
-      for (const [i, a] of (await Promise.all(burst.map((b) => b.answer))).entries()) {
-        expect(a.code, `round ${round}, ${burst[i].name}: ${a.details}`).to.equal(0);
-        expect(a.view.properties.n).to.equal(i);
-      }
-      for (const { name, answer } of inFlight) {
-        const a = await answer;
-        expect(a.code, `round ${round}, ${name}: ${a.details}`).to.equal(UNAVAILABLE);
-        expect(a.details).to.match(new RegExp(`^Create ${urn(name)}: the Python worker running it \\(pid ${victim}\\) was killed by SIGKILL`));
-      }
+      await expectServed(burst, round);
+      await expectKilledWith(inFlight, victim, round);
       // Each in-flight create ran once: sent again, it would hang in the fresh worker (and never be answered).
       expect(count(p.stderr, "hanging in create", mark), `round ${round}`).to.equal(RACE_IN_FLIGHT);
       await waitFor(() => workerPids(p).length === 1 && !workerPids(p).includes(victim), `round ${round}: one fresh worker`);
