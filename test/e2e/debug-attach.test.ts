@@ -16,6 +16,7 @@ import { REPO, TEST_VENV } from "../helpers/paths.js";
 import { nodeProvider } from "../helpers/payloads.js";
 import { E2E_ROOT, OUR_ENTRY, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 import { drive, PYTHON_WORK_DIR } from "./python-driver.js";
+import { inlineStack } from "../helpers/inline-stack.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -90,7 +91,7 @@ describe("debugger: a breakpoint in a provider method stops during `pulumi up` (
     };
     const pulumiCommand = await automation.PulumiCommand.get({ root: E2E_ROOT, skipVersionCheck: true });
     // Creating the stack writes the project's Pulumi.yaml, which the debug command reads.
-    const stack = await automation.LocalWorkspace.createOrSelectStack(
+    const stack = await inlineStack(
       { stackName: "debug", projectName: "e2e-node", program },
       {
         workDir: WORK_DIR,

@@ -21,6 +21,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { E2E_BIN, E2E_ROOT, languageStandIn, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
+import { inlineStack } from "../helpers/inline-stack.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -64,7 +65,7 @@ function makeProject(sb: Sandbox, how: "python-key" | "dot-venv"): Project {
 
 async function stackFor(sb: Sandbox, project: Project, stackName: string, program: () => Promise<unknown>, root = E2E_ROOT) {
   const pulumiCommand = await automation.PulumiCommand.get({ root, skipVersionCheck: true });
-  return automation.LocalWorkspace.createOrSelectStack(
+  return inlineStack(
     { stackName, projectName: PROJECT, program },
     { workDir: project.dir, pulumiHome: sb.home, envVars: sb.env, pulumiCommand, projectSettings: project.settings },
   );

@@ -14,6 +14,7 @@ import { REPO } from "../helpers/paths.js";
 import { archiveInstall, installsRoot, npmInstall, pathWithoutNode, wheelInstall } from "../helpers/installs.js";
 import { expectOurPythonHost, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 import { drive, type Step } from "./python-driver.js";
+import { inlineStack } from "../helpers/inline-stack.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -68,7 +69,7 @@ async function nodeLifecycle(sb: Sandbox, root: string, workDir: string, stackNa
     new pulumi.dynamic.Resource(whoami, "a", { value: "one" });
     new pulumi.dynamic.Resource(whoami, "b", { value: phase === 1 ? "two" : "three" });
   };
-  const stack = await automation.LocalWorkspace.createOrSelectStack(
+  const stack = await inlineStack(
     { stackName, projectName: "installed-node", program },
     {
       workDir,

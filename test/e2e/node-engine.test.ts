@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { REPO } from "../helpers/paths.js";
 import { E2E_ROOT, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { inlineStack } from "../helpers/inline-stack.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -55,7 +56,7 @@ function isSecret(v: unknown): boolean {
 
 async function stackFor(sb: Sandbox, stackName: string, program: () => Promise<unknown>) {
   const pulumiCommand = await automation.PulumiCommand.get({ root: E2E_ROOT, skipVersionCheck: true });
-  return automation.LocalWorkspace.createOrSelectStack(
+  return inlineStack(
     { stackName, projectName: PROJECT, program },
     {
       workDir: WORK_DIR,

@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { REPO, REFERENCE_NODE_PLUGIN } from "../helpers/paths.js";
 import { E2E_ROOT, languageStandIn, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
+import { inlineStack } from "../helpers/inline-stack.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -125,7 +126,7 @@ const projectSettings = new Map<string, Record<string, unknown>>();
 
 async function stackFor(sb: Sandbox, project: Project, stackName: string, program: () => Promise<unknown>, root = E2E_ROOT) {
   const pulumiCommand = await automation.PulumiCommand.get({ root, skipVersionCheck: true });
-  return automation.LocalWorkspace.createOrSelectStack(
+  return inlineStack(
     { stackName, projectName: PROJECT, program },
     { workDir: project.dir, pulumiHome: sb.home, envVars: sb.env, pulumiCommand, projectSettings: projectSettings.get(project.dir) },
   );

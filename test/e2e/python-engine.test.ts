@@ -13,6 +13,7 @@ import { createRequire } from "node:module";
 import { OUR_PLUGIN_DIR, REPO, TEST_VENV } from "../helpers/paths.js";
 import { E2E_BIN, E2E_ROOT, expectOurPythonHost, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 import { drive, PYTHON_WORK_DIR as WORK_DIR, type Step } from "./python-driver.js";
+import { inlineStack } from "../helpers/inline-stack.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -239,7 +240,7 @@ describe("end to end (Python): the real engine runs a Python program through our
   });
 
   it("one install, both languages: the same .cache/e2e/bin serves a Node and a Python stack at once", async function () {
-    const nodeStack = await automation.LocalWorkspace.createOrSelectStack(
+    const nodeStack = await inlineStack(
       {
         stackName: "both",
         projectName: "e2e-node",

@@ -15,6 +15,7 @@ import { createRequire } from "node:module";
 import { REPO } from "../helpers/paths.js";
 import { E2E_ROOT, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
 import { drive, type Step } from "./python-driver.js";
+import { inlineStack } from "../helpers/inline-stack.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -92,7 +93,7 @@ interface Run {
 
 async function nodeStack(sb: Sandbox, root: string, stackName: string, program: () => Promise<unknown>) {
   const pulumiCommand = await automation.PulumiCommand.get({ root, skipVersionCheck: true });
-  return automation.LocalWorkspace.createOrSelectStack(
+  return inlineStack(
     { stackName, projectName: "e2e-node", program },
     {
       workDir: NODE_WORK_DIR,

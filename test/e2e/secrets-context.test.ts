@@ -14,6 +14,7 @@ import path from "node:path";
 import { REPO } from "../helpers/paths.js";
 import { E2E_BIN, E2E_ROOT, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 import { drive } from "./python-driver.js";
+import { inlineStack } from "../helpers/inline-stack.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -69,7 +70,7 @@ describe("end to end: secrets out and the call context, under the real engine", 
       return { ctxUrn: ctx.urn };
     };
     const pulumiCommand = await automation.PulumiCommand.get({ root: E2E_ROOT, skipVersionCheck: true });
-    const stack = await automation.LocalWorkspace.createOrSelectStack(
+    const stack = await inlineStack(
       { stackName: "secrets", projectName: "e2e-node", program },
       {
         workDir: `${REPO}test/e2e/node-program`,

@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { E2E_BIN, E2E_ROOT, OUR_ENTRY, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { inlineStack } from "../helpers/inline-stack.js";
 
 const require = createRequire(import.meta.url);
 const pulumi = require("@pulumi/pulumi");
@@ -145,7 +146,7 @@ describe("end to end: inspect and doctor on stack exports made by the real engin
       workDir = fs.mkdtempSync(`${REPO}.cache/export-tools-node-`);
       cleanups.push(workDir);
       const pulumiCommand = await automation.PulumiCommand.get({ root: E2E_ROOT, skipVersionCheck: true });
-      const stack = await automation.LocalWorkspace.createOrSelectStack(
+      const stack = await inlineStack(
         {
           stackName: "dev",
           projectName: "export-tools-node",
