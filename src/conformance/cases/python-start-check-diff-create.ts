@@ -154,13 +154,21 @@ const startup: Case[] = [
       const exit = await p.stop(20_000);
       return { minimal, outcome, exit, stdoutLines: p.stdout.length, stderr: p.stderr };
     },
-    compare: (r) => ({ outcome: r.outcome, exit: r.exit, stdoutLines: r.stdoutLines, stderr: r.stderr }),
+    compare: (r) => ({ outcome: r.outcome, stdoutLines: r.stdoutLines, stderr: r.stderr }),
     expect(r) {
       equal(r.outcome.view, { id: "minimal", properties: { __provider: r.minimal, got: ["__provider", "a"] } }, "the create's answer");
-      // The reference turns SIGINT into KeyboardInterrupt and exits 0; so do we in Python mode.
-      equal(r.exit, { code: 0, signal: null }, "the exit after SIGINT");
       equal(r.stdoutLines, 1, "stdout lines (the port only)");
       equal(r.stderr, "", "stderr");
+    },
+    difference: {
+      doc: "docs/parity.md#python-pulumi-resource-pulumi-python (SIGINT after a create, on a loaded machine)",
+      // The reference turns SIGINT into KeyboardInterrupt and exits 0; so do we in Python mode, always.
+      ours: (r) => equal(r.exit, { code: 0, signal: null }, "the exit after SIGINT"),
+      // Now and then, on a loaded machine, the reference is still running 20 s after SIGINT and is killed.
+      reference(r) {
+        if (r.exit.signal === "SIGKILL") return;
+        equal(r.exit, { code: 0, signal: null }, "the exit after SIGINT");
+      },
     },
   }),
 
