@@ -9,10 +9,13 @@
 import type { CallOutput } from "./call-output.js";
 import type { CallSignal } from "./call-signal.js";
 import type { Severity } from "./engine-log.js";
+import type { CheckFailure } from "./input-types.js";
+import type { Language } from "./modes.js";
 import type { ProviderReference } from "./provider-references.js";
 import type { AnyStruct } from "./wire.js";
 
-export type Language = "nodejs" | "python";
+/** The language a plugin serves (./modes.ts, where it is defined, so that the declarations can name it without this contract). */
+export type { Language };
 
 /** The resource operation an adapter is asked to perform. */
 export type Operation = "Check" | "Diff" | "Create" | "Read" | "Update" | "Delete";
@@ -70,10 +73,8 @@ export type Bag = AnyStruct | undefined;
  */
 export type ProviderSource = { text: string; reference?: undefined } | { reference: ProviderReference; text?: undefined };
 
-export interface CheckFailure {
-  property: string;
-  reason: string;
-}
+/** An input that failed a check (./input-types.ts, which makes most of them). */
+export type { CheckFailure };
 
 export interface CheckOutcome {
   inputs: AnyStruct;

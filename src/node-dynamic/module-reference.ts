@@ -12,7 +12,7 @@
 import { exists, isFile } from "../host/file-probe.js";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { describe, type NodeProvider } from "./loader.js";
+import { describe, type NodeProvider } from "./node-provider.js";
 
 /** The methods of which a provider needs at least one. */
 const PROVIDER_METHODS = ["check", "diff", "create", "read", "update", "delete"];

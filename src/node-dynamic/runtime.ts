@@ -33,7 +33,8 @@ import {
   type WireStruct,
 } from "../host/wire.js";
 import { captured, installConsoleCapture } from "./console-capture.js";
-import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
+import { ProviderLoader, ProviderLoadError } from "./loader.js";
+import type { NodeProvider } from "./node-provider.js";
 import { UnresolvedModuleError } from "./moved-modules.js";
 import { whereBlock } from "./user-frames.js";
 import { isReferenceText } from "./reference-text.js";
