@@ -9,7 +9,7 @@
 import { expect } from "chai";
 import fs from "node:fs";
 import type { Duplex } from "node:stream";
-import { setVerbosity } from "../src/host/log.js";
+import { setVerbosity } from "../src/host/diagnostics/log.js";
 import { encodeStruct, jsToStruct } from "../src/host/wire.js";
 import { UndeliveredError, type RequestInfo } from "../src/python-bridge/connection.js";
 import type { Interpreter } from "../src/python-bridge/interpreter.js";

@@ -19,7 +19,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CACHE_DIR_MODE, CACHE_FILE_MODE, cacheRootNote, makeCacheDir, openCacheRoot, privateTempDirectory } from "./cache-root.js";
 import { isDirectory } from "./file-probe.js";
-import { log } from "./log.js";
+import { log } from "./diagnostics/log.js";
 
 declare const __PDH_SEA__: boolean | undefined;
 

@@ -9,7 +9,7 @@
 // the engine asked for logs.
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
-import { log } from "./log.js";
+import { log } from "./diagnostics/log.js";
 import { finish } from "./proto.js";
 
 export type Severity = "debug" | "info" | "warning" | "error";

@@ -4,7 +4,7 @@
 // the serving path imports no adapter.
 import { fstatSync } from "node:fs";
 import { parsePluginArgs } from "./args.js";
-import { log, setVerbosity } from "./log.js";
+import { log, setVerbosity } from "./diagnostics/log.js";
 import type { Mode } from "./modes.js";
 import { pluginVersion } from "./plugin-info.js";
 import type { DynamicRuntime } from "./runtime.js";

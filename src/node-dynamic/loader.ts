@@ -15,7 +15,7 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { log } from "../host/log.js";
+import { log } from "../host/diagnostics/log.js";
 import { findProjectRoot } from "../host/project-root.js";
 import type { ProviderReference } from "../host/provider-references.js";
 import type { CallInfo, ProviderSource } from "../host/runtime.js";

@@ -26,7 +26,7 @@
 import { availableParallelism } from "node:os";
 import type { CallSignal } from "../host/call-signal.js";
 import { describeRequest, UndeliveredError, type RequestInfo } from "./connection.js";
-import { log } from "../host/log.js";
+import { log } from "../host/diagnostics/log.js";
 import type { Interpreter } from "./interpreter.js";
 import type { WorkerChild } from "./spawn.js";
 import type { WorkerHandle } from "./worker-handle.js";

@@ -21,7 +21,7 @@
 import type { Readable } from "node:stream";
 import { CallSignal } from "../host/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
-import { log } from "../host/log.js";
+import { log } from "../host/diagnostics/log.js";
 import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "./connection.js";
 import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema, unusableSchema } from "./protocol.js";
 import { InterpreterUnusableError } from "./unusable-interpreter.js";
