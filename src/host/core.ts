@@ -5,8 +5,8 @@
 // runtime does the language-specific part.
 import * as grpc from "@grpc/grpc-js";
 import { CallOutputs } from "./call-output.js";
-import { CallSignal } from "./call-signal.js";
-import { armDeadline } from "./deadline.js";
+import { CallSignal } from "./limits/call-signal.js";
+import { armDeadline } from "./limits/deadline.js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
 import { NO_ENGINE_LOG, type EngineLog, type Severity } from "./engine-log.js";
 import { BadRequestError, CancelledError, ProviderResultError } from "./errors.js";

@@ -2,7 +2,7 @@
 // them into the gRPC status the engine receives. Adapters throw these; nothing
 // else in the host builds a status by hand.
 import * as grpc from "@grpc/grpc-js";
-import { boundErrorText, boundErrorTexts, MAX_ERROR_TEXT_BYTES } from "./error-text.js";
+import { boundErrorText, boundErrorTexts, MAX_ERROR_TEXT_BYTES } from "./limits/error-text.js";
 import { finish, INIT_FAILED_TYPE_URL, InitFailedType, StatusType } from "./proto.js";
 import { redact } from "./redaction.js";
 import type { WireStruct } from "./wire.js";

@@ -6,7 +6,7 @@
 // not be decoded (request-decode.ts) never reaches a handler: it is answered
 // as the bad request it is.
 import * as grpc from "@grpc/grpc-js";
-import { CallSignal } from "./call-signal.js";
+import { CallSignal } from "./limits/call-signal.js";
 import { CancelledError, toStatus } from "./errors.js";
 import { log } from "./diagnostics/log.js";
 import type { Redaction } from "./redaction.js";

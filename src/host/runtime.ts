@@ -7,7 +7,7 @@
 // decoded or still encoded as the runtime's `bags` asks (AnyStruct): each
 // adapter decodes them the way its reference plugin does, or passes them on.
 import type { CallOutput } from "./call-output.js";
-import type { CallSignal } from "./call-signal.js";
+import type { CallSignal } from "./limits/call-signal.js";
 import type { Severity } from "./engine-log.js";
 import type { CheckFailure } from "./input-types.js";
 import type { Language } from "./modes.js";

@@ -4,7 +4,7 @@
 // Node reference plugin (shared/reference-behavior.md §3, §5, D-rows); where we
 // deliberately differ, docs/parity.md says so and a test shows it.
 import * as grpc from "@grpc/grpc-js";
-import { CallSignal } from "../host/call-signal.js";
+import { CallSignal } from "../host/limits/call-signal.js";
 import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
 import { redact } from "../host/redaction.js";
 import type {

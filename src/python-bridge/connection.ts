@@ -15,7 +15,7 @@
 // undelivered, to be sent elsewhere (failAll's `acknowledged`).
 import type { Duplex } from "node:stream";
 import type { CallOutput } from "../host/call-output.js";
-import type { CallSignal } from "../host/call-signal.js";
+import type { CallSignal } from "../host/limits/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { encodeFrame, FrameDecoder } from "./framing.js";
 import { ackSchema, fastAckIds, incomingMessage, responseChecks, resultSchemas, type Method } from "./protocol.js";

@@ -2,7 +2,7 @@
 // bag held the provider, what the response carries, and how failures map.
 import { expect } from "chai";
 import * as grpc from "@grpc/grpc-js";
-import { CallSignal } from "../../src/host/call-signal.js";
+import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { DynamicCore, typeOfUrn } from "../../src/host/core.js";
 import { BadRequestError, toStatus, UserOperationError, ProviderResultError, NotImplementedError, CancelledError, WorkerDiedError } from "../../src/host/errors.js";
 import { NODEJS, PYTHON } from "../../src/host/modes.js";

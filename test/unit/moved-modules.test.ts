@@ -7,7 +7,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CallSignal } from "../../src/host/call-signal.js";
+import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { ProviderResultError } from "../../src/host/errors.js";
 import type { CallInfo, Operation } from "../../src/host/runtime.js";
 import { jsToStruct, structToJs } from "../../src/host/wire.js";

@@ -9,7 +9,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CallSignal } from "../../src/host/call-signal.js";
+import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { DynamicCore } from "../../src/host/core.js";
 import { readProperties, type PropertyMap } from "../../src/host/declared-types.js";
 import { checkInputs } from "../../src/host/input-types.js";

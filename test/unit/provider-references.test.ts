@@ -10,7 +10,7 @@ import * as grpc from "@grpc/grpc-js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { CallSignal } from "../../src/host/call-signal.js";
+import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { DynamicCore } from "../../src/host/core.js";
 import type { EngineLog, Severity } from "../../src/host/engine-log.js";
 import { BadRequestError, ProviderResultError } from "../../src/host/errors.js";
