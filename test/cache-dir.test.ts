@@ -12,7 +12,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isDirectory } from "../src/host/file-probe.js";
+import { isDirectory } from "../src/host/files/file-probe.js";
 import { nodeUrn } from "./helpers/client.js";
 import { archiveInstall } from "./helpers/installs.js";
 import { REPO } from "./helpers/paths.js";

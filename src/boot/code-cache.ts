@@ -27,8 +27,8 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { CACHE_FILE_MODE, cacheRootNote, makeCacheDir, openCacheRoot } from "../host/cache-root.js";
-import { statOf } from "../host/file-probe.js";
+import { CACHE_FILE_MODE, cacheRootNote, makeCacheDir, openCacheRoot } from "../host/files/cache-root.js";
+import { statOf } from "../host/files/file-probe.js";
 
 /** What became of the cache at load: used by V8, refused by V8, not there, or turned off. */
 export type CodeCacheState = "accepted" | "rejected" | "missing" | "off";

@@ -14,7 +14,7 @@
 // derived from its Pulumi.yaml as the engine would set them; stack config
 // arrives with Configure as always.
 import { execFileSync } from "node:child_process";
-import { readText } from "../host/file-probe.js";
+import { readText } from "../host/files/file-probe.js";
 import inspector from "node:inspector";
 import path from "node:path";
 import YAML from "yaml";

@@ -5,8 +5,8 @@
 // imports; a Node reference's export is read from the module's source,
 // module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
 // a summary; the exit status is 1 when any line is a problem.
-import { cacheRootNote, inspectCacheRoot } from "../host/cache-root.js";
-import { isDirectory, isExecutableFile, statOf } from "../host/file-probe.js";
+import { cacheRootNote, inspectCacheRoot } from "../host/files/cache-root.js";
+import { isDirectory, isExecutableFile, statOf } from "../host/files/file-probe.js";
 import { hostVersion } from "../host/plugin-info.js";
 import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
 import { readProjectPython } from "../python-bridge/project-python.js";

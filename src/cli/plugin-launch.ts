@@ -8,7 +8,7 @@
 // - env (pkg/resource/plugin/provider_plugin.go, NewProvider): the engine's own
 //   environment, then PULUMI_RUNTIME_<OPTION> ("%v" of the value) for every
 //   `runtime.options` key of Pulumi.yaml, which win over the inherited ones.
-import { isDirectory, readText } from "../host/file-probe.js";
+import { isDirectory, readText } from "../host/files/file-probe.js";
 import path from "node:path";
 import { parse } from "yaml";
 import { findProjectRoot, projectFile } from "../host/project-root.js";

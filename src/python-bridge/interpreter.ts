@@ -4,7 +4,7 @@
 // us as under the reference, and a broken set-up gets the same messages.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { isDirectory, isFile, sameFile } from "../host/file-probe.js";
+import { isDirectory, isFile, sameFile } from "../host/files/file-probe.js";
 import { findProjectRoot } from "../host/project-root.js";
 import type { InterpreterChoice } from "./project-interpreter.js";
 

@@ -2,7 +2,7 @@
 // spawn.ts (and execa) so that a host whose first worker the launcher started
 // (prestarted.ts) reads them without loading execa before its port line.
 import path from "node:path";
-import { assetDirectory } from "../host/assets.js";
+import { assetDirectory } from "../host/files/assets.js";
 import { MAX_TIMER_MS } from "../host/limits/deadline.js";
 import type { Interpreter } from "./interpreter.js";
 
