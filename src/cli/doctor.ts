@@ -7,7 +7,7 @@
 // a summary; the exit status is 1 when any line is a problem.
 import { cacheRootNote, inspectCacheRoot } from "../host/files/cache-root.js";
 import { isDirectory, isExecutableFile, statOf } from "../host/files/file-probe.js";
-import { hostVersion } from "../host/plugin-info.js";
+import { hostVersion } from "../host/plugin/plugin-info.js";
 import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
 import { readProjectPython } from "../python-bridge/project-python.js";
 import { SECTION } from "../host/provider-references.js";

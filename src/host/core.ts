@@ -10,7 +10,7 @@ import { armDeadline } from "./limits/deadline.js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
 import { NO_ENGINE_LOG, type EngineLog, type Severity } from "./engine-log.js";
 import { BadRequestError, CancelledError, ProviderResultError } from "./errors.js";
-import type { Mode } from "./modes.js";
+import type { Mode } from "./plugin/modes.js";
 import { DeclarationError, ProviderReferences, type ProviderReference } from "./provider-references.js";
 import { checkInputs } from "./input-types.js";
 import { packageSchema, SchemaError } from "./package-schema.js";

@@ -10,7 +10,7 @@ import type { CallOutput } from "./call-output.js";
 import type { CallSignal } from "./limits/call-signal.js";
 import type { Severity } from "./engine-log.js";
 import type { CheckFailure } from "./input-types.js";
-import type { Language } from "./modes.js";
+import type { Language } from "./plugin/modes.js";
 import type { ProviderReference } from "./provider-references.js";
 import type { AnyStruct } from "./wire.js";
 

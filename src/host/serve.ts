@@ -3,10 +3,10 @@
 // serves is the caller's choice (src/cli/compose.ts, the composition root), so
 // the serving path imports no adapter.
 import { fstatSync } from "node:fs";
-import { parsePluginArgs } from "./args.js";
+import { parsePluginArgs } from "./plugin/args.js";
 import { log, setVerbosity } from "./diagnostics/log.js";
-import type { Mode } from "./modes.js";
-import { pluginVersion } from "./plugin-info.js";
+import type { Mode } from "./plugin/modes.js";
+import { pluginVersion } from "./plugin/plugin-info.js";
 import type { DynamicRuntime } from "./runtime.js";
 import { capYoungGeneration } from "./young-generation.js";
 import { tierUpUnderLoad } from "./tier-up.js";

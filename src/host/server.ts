@@ -9,7 +9,7 @@ import { engineLog, type EngineLog } from "./engine-log.js";
 import { checkBag, LIST_LEVEL_COST, MAX_VALUE_DEPTH, quoteKey, type TooDeep } from "./bag-check.js";
 import { BadRequestError, NotImplementedError } from "./errors.js";
 import { redactingUnary, refusedStream } from "./grpc-adapter.js";
-import type { Mode } from "./modes.js";
+import type { Mode } from "./plugin/modes.js";
 import { finish, ResourceProviderService } from "./proto.js";
 import { Redaction } from "./redaction.js";
 import { requestDecoder } from "./request-decode.js";

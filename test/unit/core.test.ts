@@ -5,7 +5,7 @@ import * as grpc from "@grpc/grpc-js";
 import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { DynamicCore, typeOfUrn } from "../../src/host/core.js";
 import { BadRequestError, toStatus, UserOperationError, ProviderResultError, NotImplementedError, CancelledError, WorkerDiedError } from "../../src/host/errors.js";
-import { NODEJS, PYTHON } from "../../src/host/modes.js";
+import { NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
 import { StatusType, InitFailedType, INIT_FAILED_TYPE_URL } from "../../src/host/proto.js";
 import type { ProviderReference } from "../../src/host/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../src/host/runtime.js";

@@ -13,7 +13,7 @@ import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { DynamicCore } from "../../src/host/core.js";
 import { readProperties, type PropertyMap } from "../../src/host/declared-types.js";
 import { checkInputs } from "../../src/host/input-types.js";
-import { NODEJS, PYTHON } from "../../src/host/modes.js";
+import { NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
 import { packageSchema } from "../../src/host/package-schema.js";
 import { ProviderReferences } from "../../src/host/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../src/host/runtime.js";
