@@ -10,7 +10,7 @@ import { limitOldGenerationGrowth } from "../src/host/old-generation.js";
 import { serviceDefinition, SERVER_OPTIONS } from "../src/host/server.js";
 import { requestServed } from "../src/host/served-requests.js";
 import { tierUpUnderLoad } from "../src/host/tier-up.js";
-import type { WireStruct } from "../src/host/wire.js";
+import type { WireStruct } from "../src/host/wire/wire.js";
 import { capYoungGeneration } from "../src/host/young-generation.js";
 
 capYoungGeneration();

@@ -18,7 +18,7 @@ import { onlyProviderDiffers, onlyProviderLayoutChanged } from "./provider-text.
 import { redact } from "./redaction.js";
 import { annotateSecrets } from "./secret-inputs.js";
 import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation, ProviderSource } from "./runtime.js";
-import { StructBytesError } from "./struct-bytes.js";
+import { StructBytesError } from "./wire/struct-bytes.js";
 import {
   PROVIDER_KEY,
   UNKNOWN_STRING_SENTINEL,
@@ -30,7 +30,7 @@ import {
   structToJs,
   withoutField,
   type AnyStruct,
-} from "./wire.js";
+} from "./wire/wire.js";
 
 interface ResourceRequest {
   urn?: string;

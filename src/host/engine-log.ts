@@ -10,7 +10,7 @@
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
 import { log } from "./diagnostics/log.js";
-import { finish } from "./proto.js";
+import { finish } from "./wire/proto.js";
 
 export type Severity = "debug" | "info" | "warning" | "error";
 

@@ -3,9 +3,9 @@
 // else in the host builds a status by hand.
 import * as grpc from "@grpc/grpc-js";
 import { boundErrorText, boundErrorTexts, MAX_ERROR_TEXT_BYTES } from "./limits/error-text.js";
-import { finish, INIT_FAILED_TYPE_URL, InitFailedType, StatusType } from "./proto.js";
+import { finish, INIT_FAILED_TYPE_URL, InitFailedType, StatusType } from "./wire/proto.js";
 import { redact } from "./redaction.js";
-import type { WireStruct } from "./wire.js";
+import type { WireStruct } from "./wire/wire.js";
 
 /** A partial failure: the resource exists (it has an id) but did not initialise. */
 export interface InitFailure {

@@ -19,7 +19,7 @@
 // BadRequestError naming the method and, when it can be read, the resource.
 import protobuf from "protobufjs";
 import { BadRequestError } from "./errors.js";
-import { describeWireType, isUtf8Text, lastStringField, WIRE_LEN, WireCursor, WireFormatError } from "./wire-cursor.js";
+import { describeWireType, isUtf8Text, lastStringField, WIRE_LEN, WireCursor, WireFormatError } from "./wire/wire-cursor.js";
 
 /** What grpc-js hands the RPC's handler when the request's bytes could not be decoded. */
 export class UndecodableRequest {

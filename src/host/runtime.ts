@@ -12,7 +12,7 @@ import type { Severity } from "./engine-log.js";
 import type { CheckFailure } from "./input-types.js";
 import type { Language } from "./plugin/modes.js";
 import type { ProviderReference } from "./provider-references.js";
-import type { AnyStruct } from "./wire.js";
+import type { AnyStruct } from "./wire/wire.js";
 
 /** The language a plugin serves (./modes.ts, where it is defined, so that the declarations can name it without this contract). */
 export type { Language };

@@ -6,18 +6,18 @@ import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { DynamicCore } from "./core.js";
 import { engineLog, type EngineLog } from "./engine-log.js";
-import { checkBag, LIST_LEVEL_COST, MAX_VALUE_DEPTH, quoteKey, type TooDeep } from "./bag-check.js";
+import { checkBag, LIST_LEVEL_COST, MAX_VALUE_DEPTH, quoteKey, type TooDeep } from "./wire/bag-check.js";
 import { BadRequestError, NotImplementedError } from "./errors.js";
 import { redactingUnary, refusedStream } from "./grpc-adapter.js";
 import type { Mode } from "./plugin/modes.js";
-import { finish, ResourceProviderService } from "./proto.js";
+import { finish, ResourceProviderService } from "./wire/proto.js";
 import { Redaction } from "./redaction.js";
 import { requestDecoder } from "./request-decode.js";
 import type { DynamicRuntime } from "./runtime.js";
 import { mayHoldSecret, unwrapSecrets } from "./secret-inputs.js";
-import { EncodedStruct, encodedTwin, StructBytesError } from "./struct-bytes.js";
-import { WireFormatError } from "./wire-cursor.js";
-import { decodeStruct, encodeStruct, type AnyStruct } from "./wire.js";
+import { EncodedStruct, encodedTwin, StructBytesError } from "./wire/struct-bytes.js";
+import { WireFormatError } from "./wire/wire-cursor.js";
+import { decodeStruct, encodeStruct, type AnyStruct } from "./wire/wire.js";
 
 /**
  * 400 MiB, and the unrequested-call time both references set (sdk runtime

@@ -11,7 +11,7 @@
 // old inputs as JavaScript values.
 import type { CallSignal } from "../host/limits/call-signal.js";
 import type { CallInfo } from "../host/runtime.js";
-import { structToJs } from "../host/wire.js";
+import { structToJs } from "../host/wire/wire.js";
 
 export type ContextOperation = "check" | "diff" | "create" | "read" | "update" | "delete";
 

@@ -31,7 +31,7 @@ import {
   unsetValueProblem,
   unwrapSecret,
   type WireStruct,
-} from "../host/wire.js";
+} from "../host/wire/wire.js";
 import { captured, installConsoleCapture } from "./console-capture.js";
 import { ProviderLoader, ProviderLoadError } from "./loader.js";
 import type { NodeProvider } from "./node-provider.js";

@@ -19,8 +19,8 @@ import type {
   UpdateOutcome,
 } from "../host/runtime.js";
 import type { ProviderReference } from "../host/provider-references.js";
-import { EncodedStruct, StructBytesError } from "../host/struct-bytes.js";
-import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire.js";
+import { EncodedStruct, StructBytesError } from "../host/wire/struct-bytes.js";
+import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire/wire.js";
 import { ChannelBrokenError, RpcError } from "./connection.js";
 import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.js";
 import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } from "./protocol.js";

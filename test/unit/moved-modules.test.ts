@@ -10,7 +10,7 @@ import path from "node:path";
 import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { ProviderResultError } from "../../src/host/errors.js";
 import type { CallInfo, Operation } from "../../src/host/runtime.js";
-import { jsToStruct, structToJs } from "../../src/host/wire.js";
+import { jsToStruct, structToJs } from "../../src/host/wire/wire.js";
 import { ProviderLoader, ProviderLoadError } from "../../src/node-dynamic/loader.js";
 import { packageOfPath } from "../../src/node-dynamic/moved-modules.js";
 import { NodeRuntime } from "../../src/node-dynamic/runtime.js";

@@ -17,7 +17,7 @@ import { NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
 import { packageSchema } from "../../src/host/package-schema.js";
 import { ProviderReferences } from "../../src/host/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../src/host/runtime.js";
-import { jsToStruct, UNKNOWN_STRING_SENTINEL } from "../../src/host/wire.js";
+import { jsToStruct, UNKNOWN_STRING_SENTINEL } from "../../src/host/wire/wire.js";
 import { runDoctor } from "../../src/cli/doctor.js";
 import { runSchema } from "../../src/cli/schema.js";
 

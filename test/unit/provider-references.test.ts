@@ -17,7 +17,7 @@ import { BadRequestError, ProviderResultError } from "../../src/host/errors.js";
 import { NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
 import { ProviderReferences, type ProviderReference } from "../../src/host/provider-references.js";
 import type { Bag, CallInfo, DiffOutcome, DynamicRuntime, ProviderSource, ReadOutcome, UpdateOutcome } from "../../src/host/runtime.js";
-import { jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire.js";
+import { jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire/wire.js";
 
 const TYPE = "pulumi-nodejs:dynamic/files:TextFile";
 const URN = `urn:pulumi:dev::proj::${TYPE}::b`;

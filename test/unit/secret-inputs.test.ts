@@ -6,8 +6,8 @@
 // an echoed property going back exactly as it came.
 import { expect } from "chai";
 import { annotateSecrets, unwrapSecrets } from "../../src/host/secret-inputs.js";
-import { EncodedStruct } from "../../src/host/struct-bytes.js";
-import { decodeStruct, encodeStruct, jsToStruct, SECRET_SIG, SIG_KEY, structToJs, type AnyStruct } from "../../src/host/wire.js";
+import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
+import { decodeStruct, encodeStruct, jsToStruct, SECRET_SIG, SIG_KEY, structToJs, type AnyStruct } from "../../src/host/wire/wire.js";
 
 const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

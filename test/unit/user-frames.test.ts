@@ -10,7 +10,7 @@ import path from "node:path";
 import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { ProviderResultError, UserOperationError } from "../../src/host/errors.js";
 import type { CallInfo } from "../../src/host/runtime.js";
-import { jsToStruct, UnexpectedStructTypeError } from "../../src/host/wire.js";
+import { jsToStruct, UnexpectedStructTypeError } from "../../src/host/wire/wire.js";
 import { NodeRuntime } from "../../src/node-dynamic/runtime.js";
 import { REPO } from "../helpers/paths.js";
 
