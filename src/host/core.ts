@@ -15,8 +15,8 @@ import { DeclarationError, ProviderReferences, type ProviderReference } from "./
 import { checkInputs } from "./input-types.js";
 import { packageSchema, SchemaError } from "./package-schema.js";
 import { onlyProviderDiffers, onlyProviderLayoutChanged } from "./provider-text.js";
-import { redact } from "./redaction.js";
-import { annotateSecrets } from "./secret-inputs.js";
+import { redact } from "./secrets/redaction.js";
+import { annotateSecrets } from "./secrets/secret-inputs.js";
 import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation, ProviderSource } from "./runtime.js";
 import { StructBytesError } from "./wire/struct-bytes.js";
 import {

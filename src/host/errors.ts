@@ -4,7 +4,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { boundErrorText, boundErrorTexts, MAX_ERROR_TEXT_BYTES } from "./limits/error-text.js";
 import { finish, INIT_FAILED_TYPE_URL, InitFailedType, StatusType } from "./wire/proto.js";
-import { redact } from "./redaction.js";
+import { redact } from "./secrets/redaction.js";
 import type { WireStruct } from "./wire/wire.js";
 
 /** A partial failure: the resource exists (it has an id) but did not initialise. */

@@ -9,7 +9,7 @@ import * as grpc from "@grpc/grpc-js";
 import { CallSignal } from "./limits/call-signal.js";
 import { CancelledError, toStatus } from "./errors.js";
 import { log } from "./diagnostics/log.js";
-import type { Redaction } from "./redaction.js";
+import type { Redaction } from "./secrets/redaction.js";
 import { UndecodableRequest } from "./request-decode.js";
 import { requestServed } from "./served-requests.js";
 

@@ -6,7 +6,7 @@
 import * as grpc from "@grpc/grpc-js";
 import { CallSignal } from "../host/limits/call-signal.js";
 import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
-import { redact } from "../host/redaction.js";
+import { redact } from "../host/secrets/redaction.js";
 import type {
   Bag,
   CallInfo,

@@ -6,7 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import type * as z from "zod/mini";
 import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
 import { log } from "../host/diagnostics/log.js";
-import { redact } from "../host/redaction.js";
+import { redact } from "../host/secrets/redaction.js";
 import type {
   Bag,
   CallInfo,

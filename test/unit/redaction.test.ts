@@ -4,7 +4,7 @@
 import { expect } from "chai";
 import { toStatus, UserOperationError, BadRequestError, WorkerDiedError } from "../../src/host/errors.js";
 import { InitFailedType, StatusType } from "../../src/host/wire/proto.js";
-import { redact, Redaction, REDACTED, secretTexts } from "../../src/host/redaction.js";
+import { redact, Redaction, REDACTED, secretTexts } from "../../src/host/secrets/redaction.js";
 import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
 import { encodeStruct, jsToStruct, SECRET_SIG, SIG_KEY, type WireValue } from "../../src/host/wire/wire.js";
 

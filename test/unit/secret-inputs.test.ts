@@ -5,7 +5,7 @@
 // property by property; anything else holding a secret made secret whole),
 // an echoed property going back exactly as it came.
 import { expect } from "chai";
-import { annotateSecrets, unwrapSecrets } from "../../src/host/secret-inputs.js";
+import { annotateSecrets, unwrapSecrets } from "../../src/host/secrets/secret-inputs.js";
 import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
 import { decodeStruct, encodeStruct, jsToStruct, SECRET_SIG, SIG_KEY, structToJs, type AnyStruct } from "../../src/host/wire/wire.js";
 

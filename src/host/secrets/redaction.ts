@@ -12,10 +12,10 @@
 // - secret stack config: Configure's args carry secure config values wrapped
 //   that way (the engine marshals them with KeepSecrets), and the host
 //   remembers them for every later request.
-import { ResourceProviderService } from "./wire/proto.js";
+import { ResourceProviderService } from "../wire/proto.js";
 import { mayHoldSecret } from "./secret-inputs.js";
-import { EncodedStruct } from "./wire/struct-bytes.js";
-import { decodeStruct, SECRET_SIG, SIG_KEY, valueKind, type WireStruct, type WireValue } from "./wire/wire.js";
+import { EncodedStruct } from "../wire/struct-bytes.js";
+import { decodeStruct, SECRET_SIG, SIG_KEY, valueKind, type WireStruct, type WireValue } from "../wire/wire.js";
 
 /** What a secret's plaintext is replaced with. */
 export const REDACTED = "[secret]";
