@@ -4,11 +4,11 @@
 // the shape of our .proto, their bags decoded or still encoded (AnyStruct); the
 // runtime does the language-specific part.
 import * as grpc from "@grpc/grpc-js";
-import { CallOutputs } from "./call-output.js";
+import { CallOutputs } from "./engine/call-output.js";
 import { CallSignal } from "./limits/call-signal.js";
 import { armDeadline } from "./limits/deadline.js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
-import { NO_ENGINE_LOG, type EngineLog, type Severity } from "./engine-log.js";
+import { NO_ENGINE_LOG, type EngineLog, type Severity } from "./engine/engine-log.js";
 import { BadRequestError, CancelledError, ProviderResultError } from "./errors.js";
 import type { Mode } from "./plugin/modes.js";
 import { DeclarationError, ProviderReferences, type ProviderReference } from "./provider-references.js";

@@ -6,9 +6,9 @@
 // returns a normalized outcome. Bags stay in wire form across this boundary,
 // decoded or still encoded as the runtime's `bags` asks (AnyStruct): each
 // adapter decodes them the way its reference plugin does, or passes them on.
-import type { CallOutput } from "./call-output.js";
+import type { CallOutput } from "./engine/call-output.js";
 import type { CallSignal } from "./limits/call-signal.js";
-import type { Severity } from "./engine-log.js";
+import type { Severity } from "./engine/engine-log.js";
 import type { CheckFailure } from "./input-types.js";
 import type { Language } from "./plugin/modes.js";
 import type { ProviderReference } from "./provider-references.js";

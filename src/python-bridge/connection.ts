@@ -14,7 +14,7 @@
 // (unread in the socket, read but not started): its owner may fail it as
 // undelivered, to be sent elsewhere (failAll's `acknowledged`).
 import type { Duplex } from "node:stream";
-import type { CallOutput } from "../host/call-output.js";
+import type { CallOutput } from "../host/engine/call-output.js";
 import type { CallSignal } from "../host/limits/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { encodeFrame, FrameDecoder } from "./framing.js";

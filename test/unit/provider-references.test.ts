@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { DynamicCore } from "../../src/host/core.js";
-import type { EngineLog, Severity } from "../../src/host/engine-log.js";
+import type { EngineLog, Severity } from "../../src/host/engine/engine-log.js";
 import { BadRequestError, ProviderResultError } from "../../src/host/errors.js";
 import { NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
 import { ProviderReferences, type ProviderReference } from "../../src/host/provider-references.js";

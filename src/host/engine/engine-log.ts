@@ -9,8 +9,8 @@
 // the engine asked for logs.
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
-import { log } from "./diagnostics/log.js";
-import { finish } from "./wire/proto.js";
+import { log } from "../diagnostics/log.js";
+import { finish } from "../wire/proto.js";
 
 export type Severity = "debug" | "info" | "warning" | "error";
 

@@ -24,7 +24,7 @@
 // - the secrets the call knows (CallInfo.secrets, ./redaction.ts) are
 //   replaced by "[secret]" in every line, sent or passed through.
 import type { EngineLog, Severity } from "./engine-log.js";
-import { redact } from "./secrets/redaction.js";
+import { redact } from "../secrets/redaction.js";
 
 export type OutputStream = "stdout" | "stderr";
 
