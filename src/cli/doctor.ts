@@ -10,7 +10,7 @@ import { isDirectory, isExecutableFile, statOf } from "../host/files/file-probe.
 import { hostVersion } from "../host/plugin/plugin-info.js";
 import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
 import { readProjectPython } from "../python-bridge/project-python.js";
-import { SECTION } from "../host/provider-references.js";
+import { SECTION } from "../host/references/provider-references.js";
 import type { Interpreter } from "../python-bridge/interpreter.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
 import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "./install.js";

@@ -21,7 +21,7 @@ import { COMMAND_NAME, MODES, PLUGIN_PREFIX, PYTHON, ownPackageOfBinary } from "
 import { embeddedPythonLauncher } from "./python-launcher.js";
 import { hostVersion } from "../host/plugin/plugin-info.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
-import { findProjectRoot } from "../host/project-root.js";
+import { findProjectRoot } from "../host/references/project-root.js";
 import { registerProjectPlugins, unregisterProjectPlugins } from "./project-file.js";
 
 export const BACKUP_SUFFIX = ".before-pulumi-dynamic-host";

@@ -11,7 +11,7 @@
 import { isDirectory, readText } from "../host/files/file-probe.js";
 import path from "node:path";
 import { parse } from "yaml";
-import { findProjectRoot, projectFile } from "../host/project-root.js";
+import { findProjectRoot, projectFile } from "../host/references/project-root.js";
 
 export interface PluginLaunch {
   /** The directory holding Pulumi.yaml, when `dir` is in a project. */

@@ -9,9 +9,9 @@
 import type { CallOutput } from "./engine/call-output.js";
 import type { CallSignal } from "./limits/call-signal.js";
 import type { Severity } from "./engine/engine-log.js";
-import type { CheckFailure } from "./input-types.js";
+import type { CheckFailure } from "./references/input-types.js";
 import type { Language } from "./plugin/modes.js";
-import type { ProviderReference } from "./provider-references.js";
+import type { ProviderReference } from "./references/provider-references.js";
 import type { AnyStruct } from "./wire/wire.js";
 
 /** The language a plugin serves (./modes.ts, where it is defined, so that the declarations can name it without this contract). */

@@ -18,7 +18,7 @@ import type {
   ReadOutcome,
   UpdateOutcome,
 } from "../host/runtime.js";
-import type { ProviderReference } from "../host/provider-references.js";
+import type { ProviderReference } from "../host/references/provider-references.js";
 import {
   PROVIDER_KEY,
   UnexpectedStructTypeError,

@@ -5,7 +5,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { isDirectory, isFile, sameFile } from "../host/files/file-probe.js";
-import { findProjectRoot } from "../host/project-root.js";
+import { findProjectRoot } from "../host/references/project-root.js";
 import type { InterpreterChoice } from "./project-interpreter.js";
 
 export interface Interpreter {

@@ -8,8 +8,8 @@
 // python, other resources may not need Python at all.
 import * as grpc from "@grpc/grpc-js";
 import { BadRequestError, WorkerDiedError } from "../host/errors.js";
-import type { ProviderReference } from "../host/provider-references.js";
-import { SECTION } from "../host/provider-references.js";
+import type { ProviderReference } from "../host/references/provider-references.js";
+import { SECTION } from "../host/references/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../host/runtime.js";
 import type { InterpreterChoice, Unusable } from "./project-interpreter.js";
 

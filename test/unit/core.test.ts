@@ -7,7 +7,7 @@ import { DynamicCore, typeOfUrn } from "../../src/host/core.js";
 import { BadRequestError, toStatus, UserOperationError, ProviderResultError, NotImplementedError, CancelledError, WorkerDiedError } from "../../src/host/errors.js";
 import { NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
 import { StatusType, InitFailedType, INIT_FAILED_TYPE_URL } from "../../src/host/wire/proto.js";
-import type { ProviderReference } from "../../src/host/provider-references.js";
+import type { ProviderReference } from "../../src/host/references/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../src/host/runtime.js";
 import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
 import { encodeStruct, jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire/wire.js";

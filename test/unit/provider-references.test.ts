@@ -15,7 +15,7 @@ import { DynamicCore } from "../../src/host/core.js";
 import type { EngineLog, Severity } from "../../src/host/engine/engine-log.js";
 import { BadRequestError, ProviderResultError } from "../../src/host/errors.js";
 import { NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
-import { ProviderReferences, type ProviderReference } from "../../src/host/provider-references.js";
+import { ProviderReferences, type ProviderReference } from "../../src/host/references/provider-references.js";
 import type { Bag, CallInfo, DiffOutcome, DynamicRuntime, ProviderSource, ReadOutcome, UpdateOutcome } from "../../src/host/runtime.js";
 import { jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire/wire.js";
 

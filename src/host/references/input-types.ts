@@ -12,7 +12,7 @@
 // value: the SDKs send an output the program asked for as null.
 import type { PropertyMap, TypeShape } from "./declared-types.js";
 import { typeText } from "./declared-types.js";
-import { ARCHIVE_SIG, ASSET_SIG, PROVIDER_KEY, SIG_KEY, UNKNOWN_STRING_SENTINEL } from "./wire/wire.js";
+import { ARCHIVE_SIG, ASSET_SIG, PROVIDER_KEY, SIG_KEY, UNKNOWN_STRING_SENTINEL } from "../wire/wire.js";
 
 /**
  * One input that failed a check: the property's path and why. A provider's own

@@ -22,7 +22,7 @@
 // this file.
 import fs from "node:fs";
 import { readProperties, type PropertyMap } from "./declared-types.js";
-import type { Language } from "./plugin/modes.js";
+import type { Language } from "../plugin/modes.js";
 import { findProjectRoot, projectFile } from "./project-root.js";
 
 /** The Pulumi.yaml key that holds the declarations. */

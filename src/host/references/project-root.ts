@@ -5,7 +5,7 @@
 // dangling link or a directory that cannot be read is not a project file
 // (file-probe.ts: nothing here throws).
 import path from "node:path";
-import { findUpward, isFile } from "./files/file-probe.js";
+import { findUpward, isFile } from "../files/file-probe.js";
 
 const FILES = ["Pulumi.yaml", "Pulumi.yml"];
 
