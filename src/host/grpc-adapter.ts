@@ -11,7 +11,7 @@ import { CancelledError, toStatus } from "./errors.js";
 import { log } from "./diagnostics/log.js";
 import type { Redaction } from "./secrets/redaction.js";
 import { UndecodableRequest } from "./request-decode.js";
-import { requestServed } from "./served-requests.js";
+import { requestServed } from "./tuning/served-requests.js";
 
 export type UnaryHandler<Req, Res> = (request: Req, signal: CallSignal) => Promise<Res> | Res;
 

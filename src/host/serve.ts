@@ -8,10 +8,10 @@ import { log, setVerbosity } from "./diagnostics/log.js";
 import type { Mode } from "./plugin/modes.js";
 import { pluginVersion } from "./plugin/plugin-info.js";
 import type { DynamicRuntime } from "./runtime.js";
-import { capYoungGeneration } from "./young-generation.js";
-import { tierUpUnderLoad } from "./tier-up.js";
-import { limitOldGenerationGrowth } from "./old-generation.js";
-import { saveCodeCacheWhenWarm, type CodeCacheHandle } from "./code-cache-save.js";
+import { capYoungGeneration } from "./tuning/young-generation.js";
+import { tierUpUnderLoad } from "./tuning/tier-up.js";
+import { limitOldGenerationGrowth } from "./tuning/old-generation.js";
+import { saveCodeCacheWhenWarm, type CodeCacheHandle } from "./tuning/code-cache-save.js";
 
 export interface ServedRuntime {
   runtime: DynamicRuntime;

@@ -10,7 +10,7 @@
 // the cache with its flags, and the next start reads it before any setting
 // of the host's has run. A failure (no home, a read-only disk) only means the
 // next start compiles from source; it is logged at -v=3, never shown otherwise.
-import { log } from "./diagnostics/log.js";
+import { log } from "../diagnostics/log.js";
 import { afterServed } from "./served-requests.js";
 import { withV8Defaults } from "./v8-settings.js";
 
