@@ -1,5 +1,5 @@
 // Property values nested deep, against our plugins started like the engine
-// starts them, in both modes. At each mode's limit (src/host/bag-check.ts:
+// starts them, in both modes. At each mode's limit (src/host/wire/bag-check.ts:
 // 1500 levels in Node mode, 490 in Python mode, where a level of lists counts
 // as 1.5 because the SDK carries lists less deep) a value goes through Create and comes back in its
 // outputs byte for byte; one level deeper, and far

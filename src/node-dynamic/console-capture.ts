@@ -1,5 +1,5 @@
 // What a Node provider prints during a call, handed to that call's output
-// (src/host/call-output.ts) so the engine shows it under the resource.
+// (src/host/engine/call-output.ts) so the engine shows it under the resource.
 //
 // Provider code runs in this process's main context (./loader.ts), so its
 // `console` is the process's console, and so is that of every library it

@@ -25,7 +25,7 @@ export interface RequestInfo {
   method: Method;
   urn: string;
   operation: string;
-  /** Where the worker's $/log notifications for this request go (src/host/call-output.ts). */
+  /** Where the worker's $/log notifications for this request go (src/host/engine/call-output.ts). */
   output?: CallOutput;
 }
 

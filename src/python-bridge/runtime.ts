@@ -104,7 +104,7 @@ interface Vetted {
 
 export class PythonRuntime implements DynamicRuntime {
   readonly language = "python" as const;
-  /** Bags cross to the worker, and outs back, as the bytes they came in (src/host/struct-bytes.ts). */
+  /** Bags cross to the worker, and outs back, as the bytes they came in (src/host/wire/struct-bytes.ts). */
   readonly bags = "encoded" as const;
   private readonly vetted = new Map<string, Vetted>();
   /** Resources already warned that another Python runs their provider, by URN and interpreter. */

@@ -1,4 +1,4 @@
-// How deep a bag nests (src/host/bag-check.ts), read from its bytes: counted
+// How deep a bag nests (src/host/wire/bag-check.ts), read from its bytes: counted
 // as documented, reported with the property and its whole depth, in one pass
 // that never recurses, whatever the depth. Wire types: test/unit/struct-bytes.test.ts.
 import { expect } from "chai";

@@ -1,4 +1,4 @@
-// A call's output on its way to the engine's Log (src/host/call-output.ts):
+// A call's output on its way to the engine's Log (src/host/engine/call-output.ts):
 // lines cut and kept in order, one Log call at a time, a partial last line
 // sent at close, secrets redacted, and everything passed through to
 // stdout/stderr, once, when the engine does not take a message.

@@ -1,5 +1,5 @@
 // V8's code cache of the host's bundle (src/boot/code-cache.ts) and when the
-// host writes it (src/host/code-cache-save.ts). Every load runs in a fresh
+// host writes it (src/host/tuning/code-cache-save.ts). Every load runs in a fresh
 // node, as a plugin start does: what V8 takes or refuses is decided there.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";

@@ -1,4 +1,4 @@
-// Generated layouts around a real project (src/host/file-probe.ts and every
+// Generated layouts around a real project (src/host/files/file-probe.ts and every
 // place that looks at the user's file system through it): seeded, reproducible
 // random layouts of the things a user's disk holds where the host looks (a
 // file where a folder is expected, dangling and looping symlinks, folders that

@@ -1,4 +1,4 @@
-// Secret resource inputs (src/host/secret-inputs.ts): a request bag's secrets
+// Secret resource inputs (src/host/secrets/secret-inputs.ts): a request bag's secrets
 // unwrapped for the provider, as the engine sends them to a plugin that does
 // not accept secrets, and the provider's results marked secret as the engine
 // marks them for such a plugin (by property name; objects on both sides

@@ -1,5 +1,5 @@
 // Python mode keeps property bags encoded between the engine and its worker
-// (src/host/struct-bytes.ts). Reading them at the wire level must agree with a
+// (src/host/wire/struct-bytes.ts). Reading them at the wire level must agree with a
 // full decode on bytes another implementation wrote (google-protobuf, as the
 // engine's Go protobuf would write them), including what protobuf allows and
 // encoders rarely emit: repeated keys, unknown fields, empty bags.
