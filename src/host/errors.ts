@@ -74,15 +74,15 @@ export interface StatusAnswer {
 export interface StatusContext {
   /** The request's URN, if it has one: a text cut for size is prefixed with the RPC and this. */
   urn?: string;
-  /** Plaintexts that must not be sent (./redaction.ts). */
+  /** Plaintexts that must not be sent (./secrets/redaction.ts). */
   secrets?: readonly string[];
 }
 
 /**
  * Maps any thrown value to the status sent to the engine. Unknown errors are
  * host bugs and say so. Every text it sends (the details, an init failure's
- * reasons) first has the context's secrets replaced (./redaction.ts), then is
- * bounded in size (./error-text.ts): this is the one place both happen.
+ * reasons) first has the context's secrets replaced (./secrets/redaction.ts), then is
+ * bounded in size (./limits/error-text.ts): this is the one place both happen.
  */
 export function toStatus(err: unknown, where: string, context: StatusContext = {}): StatusAnswer {
   const metadata = new grpc.Metadata();

@@ -14,7 +14,7 @@ import type { Language } from "./plugin/modes.js";
 import type { ProviderReference } from "./references/provider-references.js";
 import type { AnyStruct } from "./wire/wire.js";
 
-/** The language a plugin serves (./modes.ts, where it is defined, so that the declarations can name it without this contract). */
+/** The language a plugin serves (./plugin/modes.ts, where it is defined, so that the declarations can name it without this contract). */
 export type { Language };
 
 /** The resource operation an adapter is asked to perform. */
@@ -28,7 +28,7 @@ export interface CallInfo {
   signal: CallSignal;
   /**
    * The plaintexts the request and the stack config mark secret
-   * (./redaction.ts), to keep out of anything an adapter prints for this
+   * (./secrets/redaction.ts), to keep out of anything an adapter prints for this
    * call; worked out on each call, so read it only when printing.
    */
   secrets: () => readonly string[];
@@ -39,7 +39,7 @@ export interface CallInfo {
   propsField?: string;
   /**
    * Sends a message about this call's resource to the engine (shown under
-   * the resource; ./engine-log.ts); unset when the call has no engine to tell.
+   * the resource; ./engine/engine-log.ts); unset when the call has no engine to tell.
    */
   log?: (severity: Severity, message: string) => void;
   /**
@@ -56,7 +56,7 @@ export interface CallInfo {
   deadline?: number;
   oldInputs?: Bag;
   /**
-   * Where what the provider prints during this call goes (./call-output.ts):
+   * Where what the provider prints during this call goes (./engine/call-output.ts):
    * set while the engine's Log can be reached; unset, the adapter leaves the
    * provider's output on the plugin's stdout and stderr.
    */
@@ -69,11 +69,11 @@ export type Bag = AnyStruct | undefined;
 /**
  * Where the provider of a call comes from: the text the SDK serialized into
  * the request (`__provider`), or the project's own code, named by a
- * declaration in Pulumi.yaml (./provider-references.ts).
+ * declaration in Pulumi.yaml (./references/provider-references.ts).
  */
 export type ProviderSource = { text: string; reference?: undefined } | { reference: ProviderReference; text?: undefined };
 
-/** An input that failed a check (./input-types.ts, which makes most of them). */
+/** An input that failed a check (./references/input-types.ts, which makes most of them). */
 export type { CheckFailure };
 
 export interface CheckOutcome {

@@ -120,7 +120,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
   return {
     Handshake: refuse("Handshake"),
     Parameterize: refuse("Parameterize"),
-    // A project that declares types of this package gets their schema (./package-schema.ts); else, as the references, none.
+    // A project that declares types of this package gets their schema (./references/package-schema.ts); else, as the references, none.
     GetSchema: unary("GetSchema", async () => {
       const schema = await core.schema();
       if (schema === undefined) throw new NotImplementedError(mode.unimplemented("GetSchema"));
@@ -134,7 +134,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
       const args = read.secretBags?.args ?? read.args;
       redaction.rememberConfig(args);
       await core.configure(args);
-      // Secrets stay marked in resource requests: the host knows what to redact, and unwraps them for the provider (./secret-inputs.ts).
+      // Secrets stay marked in resource requests: the host knows what to redact, and unwraps them for the provider (./secrets/secret-inputs.ts).
       return { acceptSecrets: true };
     }),
     Invoke: unary("Invoke", (req: { tok?: string }) => {
@@ -181,7 +181,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
  * A bag holding secrets is handed on with them unwrapped (the runtime sees
  * what a plugin that does not accept secrets is sent), and kept as it came in
  * `secretBags` (in the form the runtime wants), for the core to mark the
- * results (./secret-inputs.ts) and for Configure.
+ * results (./secrets/secret-inputs.ts) and for Configure.
  */
 function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: number, redaction: Redaction) {
   return (rpc: string, req: Record<string, any>, ...names: string[]): any => {

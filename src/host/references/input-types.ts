@@ -16,7 +16,7 @@ import { ARCHIVE_SIG, ASSET_SIG, PROVIDER_KEY, SIG_KEY, UNKNOWN_STRING_SENTINEL 
 
 /**
  * One input that failed a check: the property's path and why. A provider's own
- * check returns these too (./runtime.ts re-exports it as part of the adapters'
+ * check returns these too (../runtime.ts re-exports it as part of the adapters'
  * contract); it is defined here so that this check needs nothing of that contract.
  */
 export interface CheckFailure {
