@@ -20,18 +20,8 @@
 import path from "node:path";
 import { isExecutableFile } from "../host/files/file-probe.js";
 import { SECTION } from "../host/references/provider-references.js";
-import { realDeps as launcherDeps, resolveInterpreter, shellPwd, type Interpreter, type ResolveDeps } from "./interpreter.js";
+import { realDeps as launcherDeps, resolveInterpreter, shellPwd, type Interpreter, type InterpreterChoice, type ResolveDeps } from "./interpreter.js";
 import type { ProjectPython } from "./project-python.js";
-
-/** Which rule chose the interpreter of a project whose runtime is not python. */
-export interface InterpreterChoice {
-  rule: "section" | "virtualenv" | "command";
-  /** The rule and what it found, for people: "pulumi-dynamic-host.python in /p/Pulumi.yaml (.venv)". */
-  why: string;
-  /** The project's Pulumi.yaml and runtime. */
-  file: string;
-  runtime: string;
-}
 
 /** No usable interpreter: what was looked for, and what is wrong. */
 export interface Unusable {
