@@ -1,3 +1,13 @@
+// src/host: the serving path at the top of the folder: serve.ts (the plugin's
+// life) → server.ts (the gRPC edge, with grpc-adapter.ts and request-decode.ts)
+// → core.ts (provider selection, responses; diff.ts, provider-text.ts) → the
+// runtime contract the language adapters implement (runtime.ts, errors.ts,
+// deferred-runtime.ts). Each concept beside it is a folder of its own (wire,
+// secrets, engine, references, limits, tuning, files, plugin, diagnostics): the
+// serving path may import them all, no folder imports the serving path, and
+// nothing in src/host imports a language adapter (src/node-dynamic,
+// src/python-bridge) or src/cli. The table is test/unit/import-rules.test.ts.
+//
 // The plugin's life as the engine sees it: argv, the port line, serving, and
 // the way out on a signal or when the engine goes away. Which language runtime
 // serves is the caller's choice (src/cli/compose.ts, the composition root), so

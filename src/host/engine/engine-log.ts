@@ -1,3 +1,8 @@
+// src/host/engine: the host as a client of the engine: its Log service
+// (engine-log.ts) and a call's output routed to it under the resource
+// (call-output.ts). It may import src/host/wire, src/host/secrets (what is
+// sent is redacted) and src/host/diagnostics.
+//
 // Messages from the host to the user, through the engine: pulumirpc.Engine's
 // Log, at the address the engine passes as the plugin's last argument. A
 // message sent this way is shown under the resource its URN names (a warning

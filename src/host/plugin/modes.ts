@@ -1,3 +1,8 @@
+// src/host/plugin: what the plugin is, by the name it was run as: its mode and
+// language (modes.ts), its command line (args.ts) and the version it reports
+// (plugin-info.ts). It may import src/host/files (the package's version is an
+// asset) and src/host/diagnostics.
+//
 // What differs between the two plugin names before any provider code runs:
 // the package it serves, the refusal texts of RPCs it does not offer, argv
 // rules and the plugin version. Everything else is shared.

@@ -1,3 +1,7 @@
+// src/host/secrets: secret handling: which request values are secret and their
+// plaintexts (secret-inputs.ts), and keeping those out of every text the host
+// sends (redaction.ts). It may import src/host/wire only.
+//
 // Secret values kept out of the error texts the host sends. A provider's
 // exception often quotes its inputs; when an input is secret, its plaintext
 // would reach the engine's output and logs in the error. The references send
