@@ -171,7 +171,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
 
 /**
  * Reads a request's named Struct fields as the runtime wants them, and the
- * identity fields the core reads. Each bag is checked first (bag-check.ts),
+ * identity fields the core reads. Each bag is checked first (wire/bag-check.ts),
  * before anything recurses through it or trusts its wire format: one nested
  * deeper than the mode's MAX_VALUE_DEPTH (lists weighed by LIST_LEVEL_COST),
  * or malformed, is a bad request naming the method, the resource, the bag and

@@ -18,7 +18,7 @@ import { withV8Defaults } from "./v8-settings.js";
 export interface CodeCacheHandle {
   readonly state: "accepted" | "rejected" | "missing" | "off";
   readonly file: string | undefined;
-  /** Why there is none: the cache root cannot be used (cache-root.ts). */
+  /** Why there is none: the cache root cannot be used (../files/cache-root.ts). */
   readonly note?: string;
   save(): number;
 }
