@@ -1,8 +1,9 @@
 // The host's own files: package.json (the version), proto/ (the wire contract),
 // python-stub/ (the worker) and docs/ (what `pulumi-dynamic-host docs` prints). Two ways to be installed, one contract:
 //
-// - From the npm package or a checkout, they sit under the package root, three
-//   folders above every compiled module (dist/src/host, dist/bundle/cli).
+// - From the npm package or a checkout, they sit under the package root, four
+//   folders above this module compiled (dist/src/host/files) and three above a
+//   bundle (dist/bundle/cli): PACKAGE_ROOT below.
 // - In the single executable (npm run dist), the build embeds them as SEA
 //   assets with a manifest, `assets.json`, listing their names; the bundle is
 //   built with __PDH_SEA__ defined true.
