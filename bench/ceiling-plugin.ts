@@ -6,12 +6,12 @@
 // old-generation sizing, interrupt budget), so none of what ours gains from them counts as
 // getting closer to the ceiling.
 import * as grpc from "@grpc/grpc-js";
-import { limitOldGenerationGrowth } from "../src/host/old-generation.js";
+import { limitOldGenerationGrowth } from "../src/host/tuning/old-generation.js";
 import { serviceDefinition, SERVER_OPTIONS } from "../src/host/server.js";
-import { requestServed } from "../src/host/served-requests.js";
-import { tierUpUnderLoad } from "../src/host/tier-up.js";
-import type { WireStruct } from "../src/host/wire.js";
-import { capYoungGeneration } from "../src/host/young-generation.js";
+import { requestServed } from "../src/host/tuning/served-requests.js";
+import { tierUpUnderLoad } from "../src/host/tuning/tier-up.js";
+import type { WireStruct } from "../src/host/wire/wire.js";
+import { capYoungGeneration } from "../src/host/tuning/young-generation.js";
 
 capYoungGeneration();
 limitOldGenerationGrowth();

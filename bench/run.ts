@@ -122,7 +122,7 @@ async function startup(specs: PluginSpec[], sizes: Sizes, sets: Record<Language,
   const results = new Map<string, Result>();
   for (const s of specs) results.set(s.id, { plugin: s.id, workload: STARTUP.id, requests: 0, ok: 0, failed: 0, portSamples: [], firstCreateSamples: [], peakRssMiB: 0 });
   // One launch of each first, not measured: what a user's second command meets (our host's code
-  // cache written after its first answers, src/host/code-cache-save.ts; the OS's file cache warm for every plugin).
+  // cache written after its first answers, src/host/tuning/code-cache-save.ts; the OS's file cache warm for every plugin).
   for (const spec of specs) {
     const target: Target = { language: spec.language, providers: providersOf(sets, spec) };
     try {

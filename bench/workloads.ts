@@ -39,7 +39,7 @@ export interface Sizes {
    * rose by half between the first and last of five passes after 500
    * requests; 5000 would keep the Python reference's IO-bound run busy for
    * 28 s. The slow workloads' 1500 is past the 1000 requests after which our
-   * host lowers V8's interrupt budget (src/host/tier-up.ts), so that its
+   * host lowers V8's interrupt budget (src/host/tuning/tier-up.ts), so that its
    * compiling falls in the warm-up as it does for the fast workloads.
    */
   warmup: Record<Pace, number>;

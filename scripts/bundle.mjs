@@ -7,9 +7,9 @@
 // launches a plugin for every deployment, and waits for it). CommonJS, because
 // V8's code cache for it can be kept between starts (src/boot/code-cache.ts);
 // within a bundle, what is imported lazily (the runtimes, the commands) is
-// compiled only if it runs. The bundles sit three folders deep, as
-// dist/src/host does, so the paths the modules compute from import.meta.url
-// (package.json, proto/, python-stub/) stay the same.
+// compiled only if it runs. The bundles sit three folders deep; the one module
+// that computes paths from import.meta.url (package.json, proto/, python-stub/:
+// src/host/files/assets.ts) knows that depth and its own compiled one.
 // The benchmark's calibration plugin is bundled too (as ES modules), so it
 // stays the ceiling for start-up.
 import { cpSync, readdirSync, rmSync } from "node:fs";

@@ -1,4 +1,4 @@
-// Caches that cannot hurt (src/host/cache-root.ts, docs/reliability.md "The
+// Caches that cannot hurt (src/host/files/cache-root.ts, docs/reliability.md "The
 // cache directory"), through an installed copy started as the engine starts
 // it: the single executable by default (the release archive; or the copy
 // PULUMI_DYNAMIC_HOST_UNDER_TEST names), beside the checkout's npm form, a
@@ -12,7 +12,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isDirectory } from "../src/host/file-probe.js";
+import { isDirectory } from "../src/host/files/file-probe.js";
 import { nodeUrn } from "./helpers/client.js";
 import { archiveInstall } from "./helpers/installs.js";
 import { REPO } from "./helpers/paths.js";
@@ -97,7 +97,7 @@ describe("the cache directory: an unusable one never stops a start, and what it 
   it("what the cache holds is owner-only: folders 0700, files 0600 (code cache, extracted worker, the worker's compiled code)", async function () {
     const root = path.join(scratch, "fresh", "cache");
     for (const language of ["nodejs", "python"] as const) {
-      // Three answers and a turn for the code cache to be written (src/host/code-cache-save.ts).
+      // Three answers and a turn for the code cache to be written (src/host/tuning/code-cache-save.ts).
       const plugin = await Plugin.launch("ours", { language, executable: path.join(installed, `pulumi-resource-pulumi-${language}`), env: { PULUMI_DYNAMIC_HOST_CACHE_DIR: root } });
       try {
         for (let i = 0; i < 4; i++) {

@@ -1,5 +1,5 @@
 // The code cache as a plugin start meets it (src/boot/code-cache.ts,
-// src/host/code-cache-save.ts): the plugins started as the engine starts them,
+// src/host/tuning/code-cache-save.ts): the plugins started as the engine starts them,
 // as each is installed (the checkout's bin/, npm i -g of the tarball, the
 // release archive's single executable, the wheel's scripts in a virtualenv),
 // with a cache directory of the test's own.

@@ -1,5 +1,5 @@
 // Property values nested deep, against our plugins started like the engine
-// starts them, in both modes. At each mode's limit (src/host/bag-check.ts:
+// starts them, in both modes. At each mode's limit (src/host/wire/bag-check.ts:
 // 1500 levels in Node mode, 490 in Python mode, where a level of lists counts
 // as 1.5 because the SDK carries lists less deep) a value goes through Create and comes back in its
 // outputs byte for byte; one level deeper, and far
@@ -9,9 +9,9 @@
 // printed. Requests are written by hand (test/helpers/wire-bytes.ts):
 // google-protobuf's own encoder overflows its stack near 1500 levels.
 import { expect } from "chai";
-import { MAX_VALUE_DEPTH } from "../src/host/bag-check.js";
-import { EncodedStruct } from "../src/host/struct-bytes.js";
-import { WIRE_LEN, WireCursor } from "../src/host/wire-cursor.js";
+import { MAX_VALUE_DEPTH } from "../src/host/wire/bag-check.js";
+import { EncodedStruct } from "../src/host/wire/struct-bytes.js";
+import { WIRE_LEN, WireCursor } from "../src/host/wire/wire-cursor.js";
 import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
 import { Plugin } from "./helpers/plugin.js";
 import { call, entry, len, nestedValue, numberValue, stringValue, tag, text, varint, type RawOutcome } from "./helpers/wire-bytes.js";

@@ -1,8 +1,8 @@
 // A secret input a provider prints, redacted in what reaches the engine's Log
-// (src/host/call-output.ts). The host answers Configure with acceptSecrets
+// (src/host/engine/call-output.ts). The host answers Configure with acceptSecrets
 // true, so the engine's requests mark secret inputs (the real engine:
 // test/e2e/secret-inputs.test.ts); the provider sees them unwrapped
-// (src/host/secret-inputs.ts). Here the requests mark them as the engine
+// (src/host/secrets/secret-inputs.ts). Here the requests mark them as the engine
 // does, and an engine of our own (the two RPCs the
 // host calls: grpc.health.v1.Health/Check and pulumirpc.Engine/Log, decoded
 // with @pulumi/pulumi's generated messages) records what it is sent. Beside

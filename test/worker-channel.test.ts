@@ -3,8 +3,8 @@
 // that each request is acknowledged before anything of it runs.
 import { expect } from "chai";
 import type { Duplex } from "node:stream";
-import { messageType } from "../src/host/proto.js";
-import { encodeStruct, jsToStruct, stringField, type WireStruct } from "../src/host/wire.js";
+import { messageType } from "../src/host/wire/proto.js";
+import { encodeStruct, jsToStruct, stringField, type WireStruct } from "../src/host/wire/wire.js";
 import { RpcConnection, RpcError, type RequestInfo } from "../src/python-bridge/connection.js";
 import { FrameDecoder } from "../src/python-bridge/framing.js";
 import { ErrorCodes } from "../src/python-bridge/protocol.js";

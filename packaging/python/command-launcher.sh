@@ -3,7 +3,7 @@
 # as pulumi-resource-pulumi-nodejs beside this file (pip keeps no hard links,
 # and a second 88 MB copy is what this avoids); this runs it as the command
 # for people. PULUMI_DYNAMIC_HOST_SERVE's file name, pulumi-dynamic-host, is
-# what tells the executable so (src/host/modes.ts); the host removes it from
+# what tells the executable so (src/host/plugin/modes.ts); the host removes it from
 # its environment before anything else runs.
 self=$0
 while [ -h "$self" ]; do

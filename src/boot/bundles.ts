@@ -4,7 +4,7 @@
 // picked by the rule src/cli/main.ts picks the mode by; everything else runs
 // host.cjs.
 import path from "node:path";
-import { modeOfProcess } from "../host/modes.js";
+import { modeOfProcess } from "../host/plugin/modes.js";
 import type { BundleCodeCache } from "./code-cache.js";
 
 /** The bundle a process run as `invoked` (with the Python launcher's `served`) loads, by file name. */

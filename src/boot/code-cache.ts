@@ -17,7 +17,7 @@
 // Node's version and architecture, so that a rebuilt or reinstalled bundle never
 // meets the code of the one before; and the name the host was run by, so that
 // each plugin's cache holds its own mode's request path. The host, not this loader, decides when to
-// write it (src/host/code-cache-save.ts): once its first requests have run, so
+// write it (src/host/tuning/code-cache-save.ts): once its first requests have run, so
 // that their functions are in it. A write goes to a temporary file renamed into
 // place, and removes the caches of earlier builds of the same bundle.
 //
@@ -27,18 +27,18 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { CACHE_FILE_MODE, cacheRootNote, makeCacheDir, openCacheRoot } from "../host/cache-root.js";
-import { statOf } from "../host/file-probe.js";
+import { CACHE_FILE_MODE, cacheRootNote, makeCacheDir, openCacheRoot } from "../host/files/cache-root.js";
+import { statOf } from "../host/files/file-probe.js";
 
 /** What became of the cache at load: used by V8, refused by V8, not there, or turned off. */
 export type CodeCacheState = "accepted" | "rejected" | "missing" | "off";
 
-/** The handle the host gets (src/host/code-cache-save.ts). */
+/** The handle the host gets (src/host/tuning/code-cache-save.ts). */
 export interface BundleCodeCache {
   readonly state: CodeCacheState;
   /** The cache file, where one may be read or written. */
   readonly file: string | undefined;
-  /** Why there is no cache, for -v: the cache root cannot be used (src/host/cache-root.ts). */
+  /** Why there is no cache, for -v: the cache root cannot be used (src/host/files/cache-root.ts). */
   readonly note?: string;
   /** Writes the cache with every function compiled so far; returns its size in bytes. Throws on failure. */
   save(): number;

@@ -1,7 +1,7 @@
 // What bin/launch.mjs runs: loads the host's bundle with V8's code cache
 // (code-cache.ts) and runs its main with the cache's handle, which the serving
 // path uses to write the cache once its first requests have run
-// (src/host/code-cache-save.ts). The bundles are in dist/bundle/cli, one for
+// (src/host/tuning/code-cache-save.ts). The bundles are in dist/bundle/cli, one for
 // each plugin name and one for everything else (bundles.ts).
 import { fileURLToPath } from "node:url";
 import { hostBundleFor, type HostMain } from "./bundles.js";

@@ -20,7 +20,7 @@ try {
 
 /**
  * A start that failed: its message, a sentence (a cache root that cannot be used says which and what
- * to set: src/host/cache-root.ts); the stack only when logs were asked for (-v=N, --logtostderr).
+ * to set: src/host/files/cache-root.ts); the stack only when logs were asked for (-v=N, --logtostderr).
  */
 function failed(err: unknown): void {
   const verbose = process.argv.some((a) => a.startsWith("-v") || a === "--logtostderr");

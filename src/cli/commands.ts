@@ -1,6 +1,6 @@
 // pulumi-dynamic-host: the command for people (the engine runs the plugin names).
-import { modeForLanguage } from "../host/modes.js";
-import { hostVersion } from "../host/plugin-info.js";
+import { modeForLanguage } from "../host/plugin/modes.js";
+import { hostVersion } from "../host/plugin/plugin-info.js";
 import { asksForHelp, globalUsage, isCommand, printUsage, usageError } from "./usage.js";
 
 type Out = (line: string) => void;

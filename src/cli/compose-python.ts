@@ -5,7 +5,7 @@
 import { DeferredRuntime } from "../host/deferred-runtime.js";
 import type { ServedRuntime } from "../host/serve.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
-import { log } from "../host/log.js";
+import { log } from "../host/diagnostics/log.js";
 import { adopt, discard, takePrestarted } from "../python-bridge/prestarted.js";
 import { resolveProjectInterpreter } from "../python-bridge/project-interpreter.js";
 import { readProjectPython } from "../python-bridge/project-python.js";

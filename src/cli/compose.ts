@@ -2,7 +2,7 @@
 // hands the serving path (src/host/serve.ts) the runtime for its mode. Each
 // adapter's half is a module of its own (compose-nodejs.ts, compose-python.ts),
 // which each plugin's own bundle holds alone (plugin-nodejs.ts, plugin-python.ts).
-import type { Mode } from "../host/modes.js";
+import type { Mode } from "../host/plugin/modes.js";
 import { serve, type Boot, type ServedRuntime } from "../host/serve.js";
 import { nodeRuntime } from "./compose-nodejs.js";
 import { pythonRuntime } from "./compose-python.js";

@@ -14,12 +14,12 @@
 // derived from its Pulumi.yaml as the engine would set them; stack config
 // arrives with Configure as always.
 import { execFileSync } from "node:child_process";
-import { readText } from "../host/file-probe.js";
+import { readText } from "../host/files/file-probe.js";
 import inspector from "node:inspector";
 import path from "node:path";
 import YAML from "yaml";
-import { modeForLanguage, type Mode } from "../host/modes.js";
-import { pluginVersion } from "../host/plugin-info.js";
+import { modeForLanguage, type Mode } from "../host/plugin/modes.js";
+import { pluginVersion } from "../host/plugin/plugin-info.js";
 import { resolveProjectInterpreter } from "../python-bridge/project-interpreter.js";
 import { usageError } from "./usage.js";
 import { readProjectPython } from "../python-bridge/project-python.js";

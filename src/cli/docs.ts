@@ -3,7 +3,7 @@
 // embedded assets), so that a message naming docs/<NAME>.md reaches a user who
 // has only the installed host. Without NAME: one line per document, its name
 // and title; with NAME (with or without docs/ and .md): the document's text.
-import { assetNames, readAsset } from "../host/assets.js";
+import { assetNames, readAsset } from "../host/files/assets.js";
 import { usageError } from "./usage.js";
 
 type Out = (line: string) => void;

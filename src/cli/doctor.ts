@@ -5,12 +5,12 @@
 // imports; a Node reference's export is read from the module's source,
 // module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
 // a summary; the exit status is 1 when any line is a problem.
-import { cacheRootNote, inspectCacheRoot } from "../host/cache-root.js";
-import { isDirectory, isExecutableFile, statOf } from "../host/file-probe.js";
-import { hostVersion } from "../host/plugin-info.js";
+import { cacheRootNote, inspectCacheRoot } from "../host/files/cache-root.js";
+import { isDirectory, isExecutableFile, statOf } from "../host/files/file-probe.js";
+import { hostVersion } from "../host/plugin/plugin-info.js";
 import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
 import { readProjectPython } from "../python-bridge/project-python.js";
-import { SECTION } from "../host/provider-references.js";
+import { SECTION } from "../host/references/provider-references.js";
 import type { Interpreter } from "../python-bridge/interpreter.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
 import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "./install.js";

@@ -14,14 +14,14 @@
 // running as one, but under the Python plugin's name the launcher it writes
 // (python-launcher.ts); otherwise a symlink to the package's bin/<name> script.
 import fs from "node:fs";
-import { lstatOf } from "../host/file-probe.js";
+import { lstatOf } from "../host/files/file-probe.js";
 import path from "node:path";
-import { EMBEDDED, packageRoot } from "../host/assets.js";
-import { COMMAND_NAME, MODES, PLUGIN_PREFIX, PYTHON, ownPackageOfBinary } from "../host/modes.js";
+import { EMBEDDED, packageRoot } from "../host/files/assets.js";
+import { COMMAND_NAME, MODES, PLUGIN_PREFIX, PYTHON, ownPackageOfBinary } from "../host/plugin/modes.js";
 import { embeddedPythonLauncher } from "./python-launcher.js";
-import { hostVersion } from "../host/plugin-info.js";
+import { hostVersion } from "../host/plugin/plugin-info.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
-import { findProjectRoot } from "../host/project-root.js";
+import { findProjectRoot } from "../host/references/project-root.js";
 import { registerProjectPlugins, unregisterProjectPlugins } from "./project-file.js";
 
 export const BACKUP_SUFFIX = ".before-pulumi-dynamic-host";

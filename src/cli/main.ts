@@ -15,7 +15,7 @@
 // same rule (src/boot/launch.ts) and which starts at plugin-nodejs.ts or
 // plugin-python.ts instead; this entry is the one for people, and for any other way in.
 import path from "node:path";
-import { modeOfProcess, ownPackageOfBinary } from "../host/modes.js";
+import { modeOfProcess, ownPackageOfBinary } from "../host/plugin/modes.js";
 import type { Boot } from "../host/serve.js";
 import { takeLauncherEnvironment } from "./launcher-environment.js";
 

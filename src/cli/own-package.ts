@@ -6,8 +6,8 @@
 // project, no such type, both languages) is said on stderr, which the engine
 // shows, and the plugin exits 1 before any port line.
 import path from "node:path";
-import { packageMode } from "../host/modes.js";
-import { ProviderReferences } from "../host/provider-references.js";
+import { packageMode } from "../host/plugin/modes.js";
+import { ProviderReferences } from "../host/references/provider-references.js";
 import type { Boot } from "../host/serve.js";
 import { servePlugin } from "./compose.js";
 

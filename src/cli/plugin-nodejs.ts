@@ -3,7 +3,7 @@
 // name), which the loader picks for that name (src/boot/launch.ts): main.ts's
 // serving path for this one mode, without the other language's adapter or the
 // commands for people, so that the plugin holds less source in memory.
-import { modeForLanguage } from "../host/modes.js";
+import { modeForLanguage } from "../host/plugin/modes.js";
 import { serve, type Boot } from "../host/serve.js";
 import { nodeRuntime } from "./compose-nodejs.js";
 import { takeLauncherEnvironment } from "./launcher-environment.js";

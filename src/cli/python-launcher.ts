@@ -2,14 +2,14 @@
 // what `install` places): a shell script that starts the Python worker beside
 // the host (python-stub/launch.sh, docs/launcher.md), like the npm package's
 // bin/pulumi-resource-pulumi-python. The executable's worker files live in the
-// cache directory it extracts them to (src/host/assets.ts), under a name made
+// cache directory it extracts them to (src/host/files/assets.ts), under a name made
 // of its version and their content, which is written into the script here; a
 // first start that finds them missing runs the executable alone, which
 // extracts them. The host is the executable under the Node plugin's name,
 // which every layout places beside this script, told which plugin to serve by
 // PULUMI_DYNAMIC_HOST_SERVE (this script as the engine ran it).
-import { extractedDirectoryName, EMBEDDED } from "../host/assets.js";
-import { hostVersion } from "../host/plugin-info.js";
+import { extractedDirectoryName, EMBEDDED } from "../host/files/assets.js";
+import { hostVersion } from "../host/plugin/plugin-info.js";
 
 /** The launcher's text; only the single executable has one (the npm package ships its own). */
 export function embeddedPythonLauncher(): string {
@@ -29,7 +29,7 @@ bin=\${bin%/.}
 PULUMI_DYNAMIC_HOST_SERVE=$0
 export PULUMI_DYNAMIC_HOST_SERVE
 set -- "$bin/pulumi-resource-pulumi-nodejs" "$@"
-# Where the executable extracts its worker (src/host/cache-root.ts).
+# Where the executable extracts its worker (src/host/files/cache-root.ts).
 if [ -n "\${PULUMI_DYNAMIC_HOST_CACHE_DIR:-}" ]; then
   case $PULUMI_DYNAMIC_HOST_CACHE_DIR in /*) cache=$PULUMI_DYNAMIC_HOST_CACHE_DIR ;; *) cache=$PWD/$PULUMI_DYNAMIC_HOST_CACHE_DIR ;; esac
 elif case \${XDG_CACHE_HOME:-} in /*) true ;; *) false ;; esac; then

@@ -2,8 +2,8 @@
 // plugin's GetSchema answers for the project in DIR (default: here), made from
 // its typed declarations (docs/schema.md), printed without an engine: for
 // `pulumi package gen-sdk <file>`, a YAML program's author, or a review.
-import { packageSchema, SchemaError } from "../host/package-schema.js";
-import { DeclarationError, ProviderReferences, type ProviderReference } from "../host/provider-references.js";
+import { packageSchema, SchemaError } from "../host/references/package-schema.js";
+import { DeclarationError, ProviderReferences, type ProviderReference } from "../host/references/provider-references.js";
 import { usageError } from "./usage.js";
 
 type Out = (line: string) => void;

@@ -10,7 +10,6 @@
 // one mocha `describe` shares a pair of plugins.
 import assert from "node:assert/strict";
 import type { Outcome, ProviderClient, Props } from "./client.js";
-import type { Program } from "./payloads.js";
 
 export type Language = "nodejs" | "python";
 
@@ -76,6 +75,21 @@ export interface LaunchedPlugin {
   until(cond: () => boolean, what: string, ms?: number): Promise<void>;
   /** Every live process in the plugin's process group. */
   groupPids(): number[];
+}
+
+/** Where a language's program files and scenario modules are, for one run (made by ./payloads.ts, prepareProgram). */
+export interface Program {
+  language: Language;
+  /** The working directory plugins start in. */
+  programDir: string;
+  /** Where the scenario modules are loaded from (their SDK resolves from here). */
+  scenarioDir: string;
+  /** The Python that makes Python payloads; unset: the one the plugin would run (payloads-python.ts). */
+  python?: string;
+  /** A Python of another CPython minor with pulumi and dill (the version-drift case); unset: that case says it needs one. */
+  otherPython?: string;
+  /** Removes what was made for the run. */
+  cleanup(): void;
 }
 
 /** What a case can use; the same for every plugin the case is run against. */

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import type { Case, CaseContext, LaunchSpec, Language, RunResult, RunSpec, Session } from "./case.js";
+import type { Case, CaseContext, LaunchSpec, Language, Program, RunResult, RunSpec, Session } from "./case.js";
 import { loadSdk, type Sdk } from "./client.js";
-import { makePayload, nodeScenario, type Program } from "./payloads.js";
+import { makePayload, nodeScenario } from "./payloads.js";
 import { PluginProcess, signalGroup } from "./plugin-process.js";
 
 /** A plugin as a command line: argv[0] is run directly (as the engine runs a plugin executable). */

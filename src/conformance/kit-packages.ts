@@ -8,7 +8,7 @@
 // first, as a program's own dependencies, and the user installs only the SDK.
 import fs from "node:fs";
 import path from "node:path";
-import { assetDirectory } from "../host/assets.js";
+import { assetDirectory } from "../host/files/assets.js";
 
 /** Where the build puts them, relative to the package root (an asset folder of the single executable). */
 export const KIT_PACKAGES_DIR = "dist/bundle/conformance-packages";

@@ -16,11 +16,10 @@
 // are pickled by value, as a program's are.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { assetDirectory } from "../host/assets.js";
+import { assetDirectory } from "../host/files/assets.js";
 import { resolveInterpreter, type Interpreter } from "../python-bridge/interpreter.js";
 import { InterpreterSearch } from "../python-bridge/interpreter-search.js";
-import { Needs } from "./case.js";
-import type { Program } from "./payloads.js";
+import { Needs, type Program } from "./case.js";
 
 /** The directory of the provider scenario modules, in the checkout or the installed package. */
 export function scenariosDirectory(): string {

@@ -5,28 +5,13 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import type { Language } from "./case.js";
+import type { Language, Program } from "./case.js";
 import { installKitPackages } from "./kit-packages.js";
 import { pythonPayloadsFor, scenariosDirectory } from "./payloads-python.js";
 
 
 /** Default scenario module of each language. */
 export const DEFAULT_SCENARIO: Record<Language, string> = { nodejs: "node-providers", python: "python_providers" };
-
-/** Where a language's program files and scenario modules are, for one run. */
-export interface Program {
-  language: Language;
-  /** The working directory plugins start in. */
-  programDir: string;
-  /** Where the scenario modules are loaded from (their SDK resolves from here). */
-  scenarioDir: string;
-  /** The Python that makes Python payloads; unset: the one the plugin would run (payloads-python.ts). */
-  python?: string;
-  /** A Python of another CPython minor with pulumi and dill (the version-drift case); unset: that case says it needs one. */
-  otherPython?: string;
-  /** Removes what was made for the run. */
-  cleanup(): void;
-}
 
 const PROGRAM_FILES: Record<Language, string> = { nodejs: "node-program", python: "python-program" };
 /** Node's scenario modules are in node/; Python's at the top (python-program/ is a module's program). */

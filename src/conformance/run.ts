@@ -3,11 +3,11 @@
 // by session, and returns one verdict per case.
 import { createRequire } from "node:module";
 import path from "node:path";
-import { Needs, type Case, type Language } from "./case.js";
+import { Needs, type Case, type Language, type Program } from "./case.js";
 import { CASES, selectCases } from "./cases/index.js";
 import { bySession, judgeOne, judgePair, observe, SessionRun, shellCommand, target, type PluginCommand, type Target, type Verdict } from "./driver.js";
 import { loadOwnSdk, loadSdk, projectHasSdk, type Sdk } from "./client.js";
-import { prepareProgram, type Program } from "./payloads.js";
+import { prepareProgram } from "./payloads.js";
 
 export interface RunOptions {
   language: Language;

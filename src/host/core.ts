@@ -4,21 +4,21 @@
 // the shape of our .proto, their bags decoded or still encoded (AnyStruct); the
 // runtime does the language-specific part.
 import * as grpc from "@grpc/grpc-js";
-import { CallOutputs } from "./call-output.js";
-import { CallSignal } from "./call-signal.js";
-import { armDeadline } from "./deadline.js";
+import { CallOutputs } from "./engine/call-output.js";
+import { CallSignal } from "./limits/call-signal.js";
+import { armDeadline } from "./limits/deadline.js";
 import { diffResponse, type DiffResponseFields } from "./diff.js";
-import { NO_ENGINE_LOG, type EngineLog, type Severity } from "./engine-log.js";
+import { NO_ENGINE_LOG, type EngineLog, type Severity } from "./engine/engine-log.js";
 import { BadRequestError, CancelledError, ProviderResultError } from "./errors.js";
-import type { Mode } from "./modes.js";
-import { DeclarationError, ProviderReferences, type ProviderReference } from "./provider-references.js";
-import { checkInputs } from "./input-types.js";
-import { packageSchema, SchemaError } from "./package-schema.js";
+import type { Mode } from "./plugin/modes.js";
+import { DeclarationError, ProviderReferences, type ProviderReference } from "./references/provider-references.js";
+import { checkInputs } from "./references/input-types.js";
+import { packageSchema, SchemaError } from "./references/package-schema.js";
 import { onlyProviderDiffers, onlyProviderLayoutChanged } from "./provider-text.js";
-import { redact } from "./redaction.js";
-import { annotateSecrets } from "./secret-inputs.js";
+import { redact } from "./secrets/redaction.js";
+import { annotateSecrets } from "./secrets/secret-inputs.js";
 import type { Bag, CallInfo, CheckFailure, DynamicRuntime, Operation, ProviderSource } from "./runtime.js";
-import { StructBytesError } from "./struct-bytes.js";
+import { StructBytesError } from "./wire/struct-bytes.js";
 import {
   PROVIDER_KEY,
   UNKNOWN_STRING_SENTINEL,
@@ -30,7 +30,7 @@ import {
   structToJs,
   withoutField,
   type AnyStruct,
-} from "./wire.js";
+} from "./wire/wire.js";
 
 interface ResourceRequest {
   urn?: string;
@@ -44,7 +44,7 @@ interface ResourceRequest {
   secrets?: () => readonly string[];
   /**
    * The request's bags that held secrets, as they came (secrets wrapped), by
-   * field name; the bags themselves have them unwrapped (./secret-inputs.ts).
+   * field name; the bags themselves have them unwrapped (./secrets/secret-inputs.ts).
    */
   secretBags?: Record<string, AnyStruct>;
 }
@@ -100,7 +100,7 @@ export class DynamicCore {
   async check(req: CheckRequest, signal: CallSignal): Promise<CheckResponse> {
     const call = this.callInfo("Check", req, signal);
     const { source } = await this.newOrOldProvider(call, req, req.olds, req.news);
-    // A typed declaration's inputs are checked before any provider code runs (./input-types.ts); for serialized
+    // A typed declaration's inputs are checked before any provider code runs (./references/input-types.ts); for serialized
     // code, a section that cannot be read stays the concern of the requests that need it.
     const typed = (source.reference ?? (await this.declared(call, req).catch(() => undefined)))?.types;
     if (typed && typed.inputs.size > 0) {
@@ -175,7 +175,7 @@ export class DynamicCore {
 
   /**
    * The package schema of the types the project declares for this plugin's
-   * package, as JSON (./package-schema.ts); undefined when it declares none.
+   * package, as JSON (./references/package-schema.ts); undefined when it declares none.
    */
   async schema(): Promise<string | undefined> {
     try {
@@ -194,7 +194,7 @@ export class DynamicCore {
 
   /**
    * Runs one operation (settle), with what the provider prints meanwhile
-   * routed to the engine under the resource (./call-output.ts) when the
+   * routed to the engine under the resource (./engine/call-output.ts) when the
    * engine can be reached; its last lines are sent before the answer.
    */
   private async run<T>(call: CallInfo, req: ResourceRequest, work: () => Promise<T>): Promise<T> {
@@ -415,7 +415,7 @@ function carry(outs: AnyStruct, from: Bag): AnyStruct {
 /**
  * A result with secretness carried over from the request's bag `field`, when
  * that bag held secrets (as the engine does for a plugin that does not accept
- * them: ./secret-inputs.ts).
+ * them: ./secrets/secret-inputs.ts).
  */
 function withSecrets(req: ResourceRequest, result: AnyStruct, field: string): AnyStruct {
   const wrapped = req.secretBags?.[field];
@@ -425,7 +425,7 @@ function withSecrets(req: ResourceRequest, result: AnyStruct, field: string): An
 /**
  * The request's time limit in milliseconds, or 0 for none: any positive
  * number of seconds whose milliseconds are finite, however long (a deadline
- * of any length is kept, ./deadline.ts); 0, unset, negative or NaN mean none.
+ * of any length is kept, ./limits/deadline.ts); 0, unset, negative or NaN mean none.
  */
 function timeLimitMs(req: ResourceRequest): number {
   const ms = (req.timeout ?? 0) * 1000;

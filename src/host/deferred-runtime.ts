@@ -1,7 +1,7 @@
 // A DynamicRuntime whose implementation is still loading. Lets the host print
 // its port before importing a language bridge's heavier modules; every call
 // waits for the load, and a failed load fails the calls with its error.
-import type { ProviderReference } from "./provider-references.js";
+import type { ProviderReference } from "./references/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, Language, ProviderSource } from "./runtime.js";
 
 export class DeferredRuntime implements DynamicRuntime {

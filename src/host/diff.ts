@@ -2,7 +2,7 @@
 // Both references leave `stables`, `diffs` and `detailedDiff` unset: on
 // DIFF_UNKNOWN the engine computes the diff from inputs itself, and any
 // replaces/deleteBeforeReplace we send are kept either way.
-import { DiffChanges as Wire } from "./proto.js";
+import { DiffChanges as Wire } from "./wire/proto.js";
 import type { DiffOutcome } from "./runtime.js";
 
 export interface DiffResponseFields {

@@ -2,10 +2,10 @@
 // them into the gRPC status the engine receives. Adapters throw these; nothing
 // else in the host builds a status by hand.
 import * as grpc from "@grpc/grpc-js";
-import { boundErrorText, boundErrorTexts, MAX_ERROR_TEXT_BYTES } from "./error-text.js";
-import { finish, INIT_FAILED_TYPE_URL, InitFailedType, StatusType } from "./proto.js";
-import { redact } from "./redaction.js";
-import type { WireStruct } from "./wire.js";
+import { boundErrorText, boundErrorTexts, MAX_ERROR_TEXT_BYTES } from "./limits/error-text.js";
+import { finish, INIT_FAILED_TYPE_URL, InitFailedType, StatusType } from "./wire/proto.js";
+import { redact } from "./secrets/redaction.js";
+import type { WireStruct } from "./wire/wire.js";
 
 /** A partial failure: the resource exists (it has an id) but did not initialise. */
 export interface InitFailure {
@@ -74,15 +74,15 @@ export interface StatusAnswer {
 export interface StatusContext {
   /** The request's URN, if it has one: a text cut for size is prefixed with the RPC and this. */
   urn?: string;
-  /** Plaintexts that must not be sent (./redaction.ts). */
+  /** Plaintexts that must not be sent (./secrets/redaction.ts). */
   secrets?: readonly string[];
 }
 
 /**
  * Maps any thrown value to the status sent to the engine. Unknown errors are
  * host bugs and say so. Every text it sends (the details, an init failure's
- * reasons) first has the context's secrets replaced (./redaction.ts), then is
- * bounded in size (./error-text.ts): this is the one place both happen.
+ * reasons) first has the context's secrets replaced (./secrets/redaction.ts), then is
+ * bounded in size (./limits/error-text.ts): this is the one place both happen.
  */
 export function toStatus(err: unknown, where: string, context: StatusContext = {}): StatusAnswer {
   const metadata = new grpc.Metadata();

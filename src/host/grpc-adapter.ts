@@ -6,12 +6,12 @@
 // not be decoded (request-decode.ts) never reaches a handler: it is answered
 // as the bad request it is.
 import * as grpc from "@grpc/grpc-js";
-import { CallSignal } from "./call-signal.js";
+import { CallSignal } from "./limits/call-signal.js";
 import { CancelledError, toStatus } from "./errors.js";
-import { log } from "./log.js";
-import type { Redaction } from "./redaction.js";
+import { log } from "./diagnostics/log.js";
+import type { Redaction } from "./secrets/redaction.js";
 import { UndecodableRequest } from "./request-decode.js";
-import { requestServed } from "./served-requests.js";
+import { requestServed } from "./tuning/served-requests.js";
 
 export type UnaryHandler<Req, Res> = (request: Req, signal: CallSignal) => Promise<Res> | Res;
 

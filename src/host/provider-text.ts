@@ -7,7 +7,7 @@
 // inside a multi-line string or template literal that keeps such whitespace;
 // a checkout on Windows and one on Linux, or an editor that trims lines, then
 // make no update.
-import { PROVIDER_KEY, sameBagsExcept, stringField, type AnyStruct } from "./wire.js";
+import { PROVIDER_KEY, sameBagsExcept, stringField, type AnyStruct } from "./wire/wire.js";
 
 /** Spaces, tabs, CR, VT and FF: what an editor trims at a line's end. */
 const TRAILING_BLANKS = /[ \t\r\v\f]+$/;

@@ -10,7 +10,7 @@
 // field that is not valid UTF-8, as Go's protobuf and upb refuse it (protobufjs
 // would replace its bad bytes silently); unknown fields of any wire type are
 // skipped, as every decoder does. Bags stay encoded (the
-// type's encoded twin, struct-bytes.ts): their depth and contents are judged
+// type's encoded twin, wire/struct-bytes.ts): their depth and contents are judged
 // where the request is handled (server.ts), which can name the method.
 //
 // A request that cannot be decoded is not thrown as grpc-js would answer it
@@ -19,7 +19,7 @@
 // BadRequestError naming the method and, when it can be read, the resource.
 import protobuf from "protobufjs";
 import { BadRequestError } from "./errors.js";
-import { describeWireType, isUtf8Text, lastStringField, WIRE_LEN, WireCursor, WireFormatError } from "./wire-cursor.js";
+import { describeWireType, isUtf8Text, lastStringField, WIRE_LEN, WireCursor, WireFormatError } from "./wire/wire-cursor.js";
 
 /** What grpc-js hands the RPC's handler when the request's bytes could not be decoded. */
 export class UndecodableRequest {
@@ -36,7 +36,7 @@ export class UndecodableRequest {
   }
 }
 
-/** Messages that carry property values: checked as bags (bag-check.ts, struct-bytes.ts), not here. */
+/** Messages that carry property values: checked as bags (wire/bag-check.ts, wire/struct-bytes.ts), not here. */
 const VALUE_TYPES = new Set([".google.protobuf.Struct", ".google.protobuf.Value", ".google.protobuf.ListValue"]);
 
 /**

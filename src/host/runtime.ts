@@ -6,13 +6,16 @@
 // returns a normalized outcome. Bags stay in wire form across this boundary,
 // decoded or still encoded as the runtime's `bags` asks (AnyStruct): each
 // adapter decodes them the way its reference plugin does, or passes them on.
-import type { CallOutput } from "./call-output.js";
-import type { CallSignal } from "./call-signal.js";
-import type { Severity } from "./engine-log.js";
-import type { ProviderReference } from "./provider-references.js";
-import type { AnyStruct } from "./wire.js";
+import type { CallOutput } from "./engine/call-output.js";
+import type { CallSignal } from "./limits/call-signal.js";
+import type { Severity } from "./engine/engine-log.js";
+import type { CheckFailure } from "./references/input-types.js";
+import type { Language } from "./plugin/modes.js";
+import type { ProviderReference } from "./references/provider-references.js";
+import type { AnyStruct } from "./wire/wire.js";
 
-export type Language = "nodejs" | "python";
+/** The language a plugin serves (./plugin/modes.ts, where it is defined, so that the declarations can name it without this contract). */
+export type { Language };
 
 /** The resource operation an adapter is asked to perform. */
 export type Operation = "Check" | "Diff" | "Create" | "Read" | "Update" | "Delete";
@@ -25,7 +28,7 @@ export interface CallInfo {
   signal: CallSignal;
   /**
    * The plaintexts the request and the stack config mark secret
-   * (./redaction.ts), to keep out of anything an adapter prints for this
+   * (./secrets/redaction.ts), to keep out of anything an adapter prints for this
    * call; worked out on each call, so read it only when printing.
    */
   secrets: () => readonly string[];
@@ -36,7 +39,7 @@ export interface CallInfo {
   propsField?: string;
   /**
    * Sends a message about this call's resource to the engine (shown under
-   * the resource; ./engine-log.ts); unset when the call has no engine to tell.
+   * the resource; ./engine/engine-log.ts); unset when the call has no engine to tell.
    */
   log?: (severity: Severity, message: string) => void;
   /**
@@ -53,7 +56,7 @@ export interface CallInfo {
   deadline?: number;
   oldInputs?: Bag;
   /**
-   * Where what the provider prints during this call goes (./call-output.ts):
+   * Where what the provider prints during this call goes (./engine/call-output.ts):
    * set while the engine's Log can be reached; unset, the adapter leaves the
    * provider's output on the plugin's stdout and stderr.
    */
@@ -66,14 +69,12 @@ export type Bag = AnyStruct | undefined;
 /**
  * Where the provider of a call comes from: the text the SDK serialized into
  * the request (`__provider`), or the project's own code, named by a
- * declaration in Pulumi.yaml (./provider-references.ts).
+ * declaration in Pulumi.yaml (./references/provider-references.ts).
  */
 export type ProviderSource = { text: string; reference?: undefined } | { reference: ProviderReference; text?: undefined };
 
-export interface CheckFailure {
-  property: string;
-  reason: string;
-}
+/** An input that failed a check (./references/input-types.ts, which makes most of them). */
+export type { CheckFailure };
 
 export interface CheckOutcome {
   inputs: AnyStruct;

@@ -1,17 +1,27 @@
+// src/host: the serving path at the top of the folder: serve.ts (the plugin's
+// life) → server.ts (the gRPC edge, with grpc-adapter.ts and request-decode.ts)
+// → core.ts (provider selection, responses; diff.ts, provider-text.ts) → the
+// runtime contract the language adapters implement (runtime.ts, errors.ts,
+// deferred-runtime.ts). Each concept beside it is a folder of its own (wire,
+// secrets, engine, references, limits, tuning, files, plugin, diagnostics): the
+// serving path may import them all, no folder imports the serving path, and
+// nothing in src/host imports a language adapter (src/node-dynamic,
+// src/python-bridge) or src/cli. The table is test/unit/import-rules.test.ts.
+//
 // The plugin's life as the engine sees it: argv, the port line, serving, and
 // the way out on a signal or when the engine goes away. Which language runtime
 // serves is the caller's choice (src/cli/compose.ts, the composition root), so
 // the serving path imports no adapter.
 import { fstatSync } from "node:fs";
-import { parsePluginArgs } from "./args.js";
-import { log, setVerbosity } from "./log.js";
-import type { Mode } from "./modes.js";
-import { pluginVersion } from "./plugin-info.js";
+import { parsePluginArgs } from "./plugin/args.js";
+import { log, setVerbosity } from "./diagnostics/log.js";
+import type { Mode } from "./plugin/modes.js";
+import { pluginVersion } from "./plugin/plugin-info.js";
 import type { DynamicRuntime } from "./runtime.js";
-import { capYoungGeneration } from "./young-generation.js";
-import { tierUpUnderLoad } from "./tier-up.js";
-import { limitOldGenerationGrowth } from "./old-generation.js";
-import { saveCodeCacheWhenWarm, type CodeCacheHandle } from "./code-cache-save.js";
+import { capYoungGeneration } from "./tuning/young-generation.js";
+import { tierUpUnderLoad } from "./tuning/tier-up.js";
+import { limitOldGenerationGrowth } from "./tuning/old-generation.js";
+import { saveCodeCacheWhenWarm, type CodeCacheHandle } from "./tuning/code-cache-save.js";
 
 export interface ServedRuntime {
   runtime: DynamicRuntime;

@@ -5,19 +5,19 @@
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { DynamicCore } from "./core.js";
-import { engineLog, type EngineLog } from "./engine-log.js";
-import { checkBag, LIST_LEVEL_COST, MAX_VALUE_DEPTH, quoteKey, type TooDeep } from "./bag-check.js";
+import { engineLog, type EngineLog } from "./engine/engine-log.js";
+import { checkBag, LIST_LEVEL_COST, MAX_VALUE_DEPTH, quoteKey, type TooDeep } from "./wire/bag-check.js";
 import { BadRequestError, NotImplementedError } from "./errors.js";
 import { redactingUnary, refusedStream } from "./grpc-adapter.js";
-import type { Mode } from "./modes.js";
-import { finish, ResourceProviderService } from "./proto.js";
-import { Redaction } from "./redaction.js";
+import type { Mode } from "./plugin/modes.js";
+import { finish, ResourceProviderService } from "./wire/proto.js";
+import { Redaction } from "./secrets/redaction.js";
 import { requestDecoder } from "./request-decode.js";
 import type { DynamicRuntime } from "./runtime.js";
-import { mayHoldSecret, unwrapSecrets } from "./secret-inputs.js";
-import { EncodedStruct, encodedTwin, StructBytesError } from "./struct-bytes.js";
-import { WireFormatError } from "./wire-cursor.js";
-import { decodeStruct, encodeStruct, type AnyStruct } from "./wire.js";
+import { mayHoldSecret, unwrapSecrets } from "./secrets/secret-inputs.js";
+import { EncodedStruct, encodedTwin, StructBytesError } from "./wire/struct-bytes.js";
+import { WireFormatError } from "./wire/wire-cursor.js";
+import { decodeStruct, encodeStruct, type AnyStruct } from "./wire/wire.js";
 
 /**
  * 400 MiB, and the unrequested-call time both references set (sdk runtime
@@ -120,7 +120,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
   return {
     Handshake: refuse("Handshake"),
     Parameterize: refuse("Parameterize"),
-    // A project that declares types of this package gets their schema (./package-schema.ts); else, as the references, none.
+    // A project that declares types of this package gets their schema (./references/package-schema.ts); else, as the references, none.
     GetSchema: unary("GetSchema", async () => {
       const schema = await core.schema();
       if (schema === undefined) throw new NotImplementedError(mode.unimplemented("GetSchema"));
@@ -134,7 +134,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
       const args = read.secretBags?.args ?? read.args;
       redaction.rememberConfig(args);
       await core.configure(args);
-      // Secrets stay marked in resource requests: the host knows what to redact, and unwraps them for the provider (./secret-inputs.ts).
+      // Secrets stay marked in resource requests: the host knows what to redact, and unwraps them for the provider (./secrets/secret-inputs.ts).
       return { acceptSecrets: true };
     }),
     Invoke: unary("Invoke", (req: { tok?: string }) => {
@@ -171,7 +171,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
 
 /**
  * Reads a request's named Struct fields as the runtime wants them, and the
- * identity fields the core reads. Each bag is checked first (bag-check.ts),
+ * identity fields the core reads. Each bag is checked first (wire/bag-check.ts),
  * before anything recurses through it or trusts its wire format: one nested
  * deeper than the mode's MAX_VALUE_DEPTH (lists weighed by LIST_LEVEL_COST),
  * or malformed, is a bad request naming the method, the resource, the bag and
@@ -181,7 +181,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
  * A bag holding secrets is handed on with them unwrapped (the runtime sees
  * what a plugin that does not accept secrets is sent), and kept as it came in
  * `secretBags` (in the form the runtime wants), for the core to mark the
- * results (./secret-inputs.ts) and for Configure.
+ * results (./secrets/secret-inputs.ts) and for Configure.
  */
 function bagReader(wanted: DynamicRuntime["bags"], maxDepth: number, listCost: number, redaction: Redaction) {
   return (rpc: string, req: Record<string, any>, ...names: string[]): any => {

@@ -9,9 +9,9 @@
 // a function that does not declare it. What costs something is made on first
 // read: the AbortController (and its link to the call's CallSignal), and the
 // old inputs as JavaScript values.
-import type { CallSignal } from "../host/call-signal.js";
+import type { CallSignal } from "../host/limits/call-signal.js";
 import type { CallInfo } from "../host/runtime.js";
-import { structToJs } from "../host/wire.js";
+import { structToJs } from "../host/wire/wire.js";
 
 export type ContextOperation = "check" | "diff" | "create" | "read" | "update" | "delete";
 

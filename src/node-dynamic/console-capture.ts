@@ -1,5 +1,5 @@
 // What a Node provider prints during a call, handed to that call's output
-// (src/host/call-output.ts) so the engine shows it under the resource.
+// (src/host/engine/call-output.ts) so the engine shows it under the resource.
 //
 // Provider code runs in this process's main context (./loader.ts), so its
 // `console` is the process's console, and so is that of every library it
@@ -26,8 +26,8 @@
 // leftovers after the call answered (a timer it did not wait for) is still
 // attributed to it. The host's own writes happen outside any call's context.
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { CallOutput, OutputStream } from "../host/call-output.js";
-import type { Severity } from "../host/engine-log.js";
+import type { CallOutput, OutputStream } from "../host/engine/call-output.js";
+import type { Severity } from "../host/engine/engine-log.js";
 
 const context = new AsyncLocalStorage<CallOutput>();
 

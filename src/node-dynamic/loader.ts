@@ -15,12 +15,13 @@ import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
-import { log } from "../host/log.js";
-import { findProjectRoot } from "../host/project-root.js";
-import type { ProviderReference } from "../host/provider-references.js";
+import { log } from "../host/diagnostics/log.js";
+import { findProjectRoot } from "../host/references/project-root.js";
+import type { ProviderReference } from "../host/references/provider-references.js";
 import type { CallInfo, ProviderSource } from "../host/runtime.js";
 import { Config, nodeProjectName } from "./config.js";
 import { loadModuleReference, ReferenceLoadError, type ModuleReference } from "./module-reference.js";
+import { describe, type NodeProvider } from "./node-provider.js";
 import { packageOfPath, relocate, relocationWarning, UnresolvedModuleError, type Relocation } from "./moved-modules.js";
 
 /**
@@ -28,11 +29,6 @@ import { packageOfPath, relocate, relocationWarning, UnresolvedModuleError, type
  * (reference/index.cjs, `providerReference()`) names the provider it stands for.
  */
 export const REFERENCE_MARKER = "pulumiDynamicHostReference";
-
-/** What the closure's handler() must give back: an object whose methods the host calls. */
-export type NodeProvider = Record<string, unknown> & {
-  configure?: (req: { config: Config }) => unknown;
-};
 
 /** Loading failed before any user method ran: bad text, a throw while evaluating, a missing module. */
 export class ProviderLoadError extends Error {
@@ -225,12 +221,4 @@ export function providerFileName(text: string): string {
 
 function declared(ref: ProviderReference): ModuleReference {
   return { reference: ref.reference, projectDir: ref.projectDir, origin: `declared for ${ref.typeToken} in ${ref.declaredIn}` };
-}
-
-export function describe(e: unknown): string {
-  if (e && typeof e === "object" && "message" in e) {
-    const err = e as { name?: unknown; message?: unknown };
-    return `${String(err.name ?? "Error")}: ${String(err.message)}`;
-  }
-  return String(e);
 }

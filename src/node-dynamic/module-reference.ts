@@ -9,10 +9,10 @@
 // Every failure says which reference it was, where it was declared, and what
 // was wrong with it: the module not found, the module throwing, the export
 // missing or not a provider, TypeScript with no compiler in reach.
-import { exists, isFile } from "../host/file-probe.js";
+import { exists, isFile } from "../host/files/file-probe.js";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { describe, type NodeProvider } from "./loader.js";
+import { describe, type NodeProvider } from "./node-provider.js";
 
 /** The methods of which a provider needs at least one. */
 const PROVIDER_METHODS = ["check", "diff", "create", "read", "update", "delete"];

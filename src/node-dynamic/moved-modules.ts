@@ -15,7 +15,7 @@
 // directory resolves, with a warning naming both places and versions. Only a
 // path whose module is missing is looked at: while the old path exists, it is
 // loaded as written.
-import { isFile, readText, realPath } from "../host/file-probe.js";
+import { isFile, readText, realPath } from "../host/files/file-probe.js";
 import path from "node:path";
 
 /** The store directories that keep packages under `<name>@<version>/node_modules/<name>`. */

@@ -3,7 +3,7 @@
 // reference/index.cjs): the SDK serializes only the helper's object, which
 // holds the reference string under the loader's marker. Read without running
 // the text.
-import type { ProviderReference } from "../host/provider-references.js";
+import type { ProviderReference } from "../host/references/provider-references.js";
 import { REFERENCE_MARKER } from "./loader.js";
 
 /** Whether `text` is such a text for `ref`: a program passes the same reference with the helper. */

@@ -4,9 +4,9 @@
 // Node reference plugin (shared/reference-behavior.md §3, §5, D-rows); where we
 // deliberately differ, docs/parity.md says so and a test shows it.
 import * as grpc from "@grpc/grpc-js";
-import { CallSignal } from "../host/call-signal.js";
+import { CallSignal } from "../host/limits/call-signal.js";
 import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
-import { redact } from "../host/redaction.js";
+import { redact } from "../host/secrets/redaction.js";
 import type {
   Bag,
   CallInfo,
@@ -18,7 +18,7 @@ import type {
   ReadOutcome,
   UpdateOutcome,
 } from "../host/runtime.js";
-import type { ProviderReference } from "../host/provider-references.js";
+import type { ProviderReference } from "../host/references/provider-references.js";
 import {
   PROVIDER_KEY,
   UnexpectedStructTypeError,
@@ -31,9 +31,10 @@ import {
   unsetValueProblem,
   unwrapSecret,
   type WireStruct,
-} from "../host/wire.js";
+} from "../host/wire/wire.js";
 import { captured, installConsoleCapture } from "./console-capture.js";
-import { ProviderLoader, ProviderLoadError, type NodeProvider } from "./loader.js";
+import { ProviderLoader, ProviderLoadError } from "./loader.js";
+import type { NodeProvider } from "./node-provider.js";
 import { UnresolvedModuleError } from "./moved-modules.js";
 import { whereBlock } from "./user-frames.js";
 import { isReferenceText } from "./reference-text.js";

@@ -18,8 +18,8 @@
 // value anyway (too deep, or circular), so that the writer names the problem.
 import { ProviderResultError } from "../host/errors.js";
 import type { CallInfo } from "../host/runtime.js";
-import { MAX_VALUE_DEPTH } from "../host/bag-check.js";
-import { SECRET_SIG, SIG_KEY } from "../host/wire.js";
+import { MAX_VALUE_DEPTH } from "../host/wire/bag-check.js";
+import { SECRET_SIG, SIG_KEY } from "../host/wire/wire.js";
 
 type Obj = Record<string, unknown>;
 

@@ -14,8 +14,8 @@
 // (unread in the socket, read but not started): its owner may fail it as
 // undelivered, to be sent elsewhere (failAll's `acknowledged`).
 import type { Duplex } from "node:stream";
-import type { CallOutput } from "../host/call-output.js";
-import type { CallSignal } from "../host/call-signal.js";
+import type { CallOutput } from "../host/engine/call-output.js";
+import type { CallSignal } from "../host/limits/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { encodeFrame, FrameDecoder } from "./framing.js";
 import { ackSchema, fastAckIds, incomingMessage, responseChecks, resultSchemas, type Method } from "./protocol.js";
@@ -25,7 +25,7 @@ export interface RequestInfo {
   method: Method;
   urn: string;
   operation: string;
-  /** Where the worker's $/log notifications for this request go (src/host/call-output.ts). */
+  /** Where the worker's $/log notifications for this request go (src/host/engine/call-output.ts). */
   output?: CallOutput;
 }
 

@@ -18,7 +18,7 @@
 import { execFile } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import * as probe from "../host/file-probe.js";
+import * as probe from "../host/files/file-probe.js";
 import type { Interpreter } from "./interpreter.js";
 
 /** What running a candidate found. */

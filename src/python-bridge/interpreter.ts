@@ -4,9 +4,18 @@
 // us as under the reference, and a broken set-up gets the same messages.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { isDirectory, isFile, sameFile } from "../host/file-probe.js";
-import { findProjectRoot } from "../host/project-root.js";
-import type { InterpreterChoice } from "./project-interpreter.js";
+import { isDirectory, isFile, sameFile } from "../host/files/file-probe.js";
+import { findProjectRoot } from "../host/references/project-root.js";
+
+/** Which rule chose the interpreter of a project whose runtime is not python. */
+export interface InterpreterChoice {
+  rule: "section" | "virtualenv" | "command";
+  /** The rule and what it found, for people: "pulumi-dynamic-host.python in /p/Pulumi.yaml (.venv)". */
+  why: string;
+  /** The project's Pulumi.yaml and runtime. */
+  file: string;
+  runtime: string;
+}
 
 export interface Interpreter {
   /** The python executable to run. */

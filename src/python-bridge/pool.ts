@@ -24,9 +24,9 @@
 // died) is sent once more, to a live or fresh worker; one the worker
 // acknowledged fails with the worker's own error.
 import { availableParallelism } from "node:os";
-import type { CallSignal } from "../host/call-signal.js";
+import type { CallSignal } from "../host/limits/call-signal.js";
 import { describeRequest, UndeliveredError, type RequestInfo } from "./connection.js";
-import { log } from "../host/log.js";
+import { log } from "../host/diagnostics/log.js";
 import type { Interpreter } from "./interpreter.js";
 import type { WorkerChild } from "./spawn.js";
 import type { WorkerHandle } from "./worker-handle.js";

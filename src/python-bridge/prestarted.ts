@@ -16,7 +16,7 @@
 import { closeSync, readFileSync, realpathSync } from "node:fs";
 import net from "node:net";
 import { constants } from "node:os";
-import { log } from "../host/log.js";
+import { log } from "../host/diagnostics/log.js";
 import type { Interpreter } from "./interpreter.js";
 import { programPathEnv, PROGRAM_PATH_VARIABLE } from "./program-paths.js";
 import type { WorkerHandle } from "./worker-handle.js";

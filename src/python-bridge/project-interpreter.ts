@@ -18,20 +18,10 @@
 // project's broken virtualenv: the plugin must still start and answer each
 // request that needs Python with an error naming it (unusable-interpreter.ts).
 import path from "node:path";
-import { isExecutableFile } from "../host/file-probe.js";
-import { SECTION } from "../host/provider-references.js";
-import { realDeps as launcherDeps, resolveInterpreter, shellPwd, type Interpreter, type ResolveDeps } from "./interpreter.js";
+import { isExecutableFile } from "../host/files/file-probe.js";
+import { SECTION } from "../host/references/provider-references.js";
+import { realDeps as launcherDeps, resolveInterpreter, shellPwd, type Interpreter, type InterpreterChoice, type ResolveDeps } from "./interpreter.js";
 import type { ProjectPython } from "./project-python.js";
-
-/** Which rule chose the interpreter of a project whose runtime is not python. */
-export interface InterpreterChoice {
-  rule: "section" | "virtualenv" | "command";
-  /** The rule and what it found, for people: "pulumi-dynamic-host.python in /p/Pulumi.yaml (.venv)". */
-  why: string;
-  /** The project's Pulumi.yaml and runtime. */
-  file: string;
-  runtime: string;
-}
 
 /** No usable interpreter: what was looked for, and what is wrong. */
 export interface Unusable {

@@ -23,7 +23,7 @@ export type FieldSpec = readonly [string, FieldKind, boolean];
  * `context` is what the provider's call context is made of (CallContextParams);
  * a Delete adds the resource's old inputs.
  * `logs: true` asks the worker to send what the provider prints during the
- * request as $/log notifications (src/host/call-output.ts).
+ * request as $/log notifications (src/host/engine/call-output.ts).
  */
 export const METHODS = {
   configure: { params: [["args", "bin", false]], result: [] },

@@ -5,8 +5,8 @@
 import * as grpc from "@grpc/grpc-js";
 import type * as z from "zod/mini";
 import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
-import { log } from "../host/log.js";
-import { redact } from "../host/redaction.js";
+import { log } from "../host/diagnostics/log.js";
+import { redact } from "../host/secrets/redaction.js";
 import type {
   Bag,
   CallInfo,
@@ -18,9 +18,9 @@ import type {
   ReadOutcome,
   UpdateOutcome,
 } from "../host/runtime.js";
-import type { ProviderReference } from "../host/provider-references.js";
-import { EncodedStruct, StructBytesError } from "../host/struct-bytes.js";
-import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire.js";
+import type { ProviderReference } from "../host/references/provider-references.js";
+import { EncodedStruct, StructBytesError } from "../host/wire/struct-bytes.js";
+import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire/wire.js";
 import { ChannelBrokenError, RpcError } from "./connection.js";
 import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.js";
 import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } from "./protocol.js";
@@ -104,7 +104,7 @@ interface Vetted {
 
 export class PythonRuntime implements DynamicRuntime {
   readonly language = "python" as const;
-  /** Bags cross to the worker, and outs back, as the bytes they came in (src/host/struct-bytes.ts). */
+  /** Bags cross to the worker, and outs back, as the bytes they came in (src/host/wire/struct-bytes.ts). */
   readonly bags = "encoded" as const;
   private readonly vetted = new Map<string, Vetted>();
   /** Resources already warned that another Python runs their provider, by URN and interpreter. */

@@ -8,10 +8,11 @@
 // python, other resources may not need Python at all.
 import * as grpc from "@grpc/grpc-js";
 import { BadRequestError, WorkerDiedError } from "../host/errors.js";
-import type { ProviderReference } from "../host/provider-references.js";
-import { SECTION } from "../host/provider-references.js";
+import type { ProviderReference } from "../host/references/provider-references.js";
+import { SECTION } from "../host/references/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../host/runtime.js";
-import type { InterpreterChoice, Unusable } from "./project-interpreter.js";
+import type { InterpreterChoice } from "./interpreter.js";
+import type { Unusable } from "./project-interpreter.js";
 
 /** A worker whose interpreter cannot import `module` (WorkerProcess turns its $/unusable into this). */
 export class InterpreterUnusableError extends WorkerDiedError {

@@ -19,9 +19,9 @@
 // unless the worker never got as far as serving (it died starting, or its
 // interpreter cannot run it), where a fresh worker would fare no better.
 import type { Readable } from "node:stream";
-import { CallSignal } from "../host/call-signal.js";
+import { CallSignal } from "../host/limits/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
-import { log } from "../host/log.js";
+import { log } from "../host/diagnostics/log.js";
 import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "./connection.js";
 import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema, unusableSchema } from "./protocol.js";
 import { InterpreterUnusableError } from "./unusable-interpreter.js";

@@ -2,7 +2,7 @@
 // a program passes secret inputs (a string, one nested in an object, a number,
 // one in a list, a boolean); its provider prints them in check, diff, create,
 // update and delete, and another provider quotes one in the error it throws.
-// Through our plugins (which accept secrets: src/host/secret-inputs.ts) every
+// Through our plugins (which accept secrets: src/host/secrets/secret-inputs.ts) every
 // such line is under its resource with `[secret]` in place of the value, the
 // error too, and no engine event holds a plaintext; the provider itself saw
 // plain values; what it echoes back is stored encrypted (`stack export`).

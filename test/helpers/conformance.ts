@@ -5,10 +5,9 @@
 // meet its expectation and answer alike, a [difference] when the reference
 // answers as recorded for it and ours as recorded for us.
 import { expect } from "chai";
-import type { Case, Language } from "../../src/conformance/case.js";
+import type { Case, Language, Program } from "../../src/conformance/case.js";
 import { CASES } from "../../src/conformance/cases/index.js";
 import { bySession, judgeOne, judgePair, observe, SessionRun, target, type PluginCommand, type Target } from "../../src/conformance/driver.js";
-import type { Program } from "../../src/conformance/payloads.js";
 import { pythonReferenceCommand } from "../../src/conformance/python-reference.js";
 import { NODE_PROGRAM, OTHER_PYTHON, OUR_NODE_PLUGIN, OUR_PYTHON_PLUGIN, PYTHON_PROGRAM, REFERENCE_NODE_PLUGIN, SCENARIOS, TEST_VENV, VENV_PYTHON } from "./paths.js";
 

@@ -1,4 +1,4 @@
-// The table every V8 setting of the host's (src/host/v8-settings.ts) must
+// The table every V8 setting of the host's (src/host/tuning/v8-settings.ts) must
 // pass: applied on the V8 it was measured on, not on others, not when the user
 // set the same thing (rows of the setting's own), and not put off by flags
 // that are about something else.

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { parsePluginArgs } from "../../src/host/args.js";
-import { modeForBinary, modeOfProcess, NODEJS, PYTHON } from "../../src/host/modes.js";
+import { parsePluginArgs } from "../../src/host/plugin/args.js";
+import { modeForBinary, modeOfProcess, NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
 
 describe("args: the engine's plugin command line", function () {
   const table: [string[], { engineAddress?: string; verbosity: number }][] = [

@@ -1,10 +1,10 @@
-// How deep a bag nests (src/host/bag-check.ts), read from its bytes: counted
+// How deep a bag nests (src/host/wire/bag-check.ts), read from its bytes: counted
 // as documented, reported with the property and its whole depth, in one pass
 // that never recurses, whatever the depth. Wire types: test/unit/struct-bytes.test.ts.
 import { expect } from "chai";
 import { createRequire } from "node:module";
-import { checkBag, MAX_VALUE_DEPTH, quoteKey } from "../../src/host/bag-check.js";
-import { jsToStruct, ValueTooDeepError } from "../../src/host/wire.js";
+import { checkBag, MAX_VALUE_DEPTH, quoteKey } from "../../src/host/wire/bag-check.js";
+import { jsToStruct, ValueTooDeepError } from "../../src/host/wire/wire.js";
 import { entry, len, nestedValue, numberValue, tag } from "../helpers/wire-bytes.js";
 
 const require = createRequire(import.meta.url);

@@ -1,10 +1,10 @@
-// A call's output on its way to the engine's Log (src/host/call-output.ts):
+// A call's output on its way to the engine's Log (src/host/engine/call-output.ts):
 // lines cut and kept in order, one Log call at a time, a partial last line
 // sent at close, secrets redacted, and everything passed through to
 // stdout/stderr, once, when the engine does not take a message.
 import { expect } from "chai";
-import { CallOutputs } from "../../src/host/call-output.js";
-import type { EngineLog, Severity } from "../../src/host/engine-log.js";
+import { CallOutputs } from "../../src/host/engine/call-output.js";
+import type { EngineLog, Severity } from "../../src/host/engine/engine-log.js";
 
 /** An engine whose Log answers when the test says, or fails from the `failFrom`-th message on. */
 class FakeEngine implements EngineLog {

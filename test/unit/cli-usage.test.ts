@@ -99,7 +99,7 @@ describe("pulumi-dynamic-host: help and usage errors for every command", functio
   });
 
   it("every `pulumi-dynamic-host docs NAME` a usage or a message of the host names is a document the host has", function () {
-    const sources = ["src/cli/usage.ts", "src/host/provider-references.ts"].map((f) => fs.readFileSync(path.join(REPO, f), "utf8"));
+    const sources = ["src/cli/usage.ts", "src/host/references/provider-references.ts"].map((f) => fs.readFileSync(path.join(REPO, f), "utf8"));
     const named = new Set([...Object.values(COMMAND_USAGE), ...sources].flatMap((t) => [...t.matchAll(/pulumi-dynamic-host docs ([a-z][\w-]*)/g)].map((m) => m[1])));
     expect(named).to.include("import-and-repair");
     for (const name of named) expect(fs.existsSync(path.join(REPO, "docs", `${name}.md`)), name).to.equal(true);

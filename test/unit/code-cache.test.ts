@@ -1,17 +1,17 @@
 // V8's code cache of the host's bundle (src/boot/code-cache.ts) and when the
-// host writes it (src/host/code-cache-save.ts). Every load runs in a fresh
+// host writes it (src/host/tuning/code-cache-save.ts). Every load runs in a fresh
 // node, as a plugin start does: what V8 takes or refuses is decided there.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterServed, requestServed } from "../../src/host/served-requests.js";
-import { saveCodeCacheWhenWarm, type CodeCacheHandle } from "../../src/host/code-cache-save.js";
+import { afterServed, requestServed } from "../../src/host/tuning/served-requests.js";
+import { saveCodeCacheWhenWarm, type CodeCacheHandle } from "../../src/host/tuning/code-cache-save.js";
 import { bundleFor } from "../../src/boot/bundles.js";
 
 const loaderUrl = new URL("../../src/boot/code-cache.js", import.meta.url).href;
-const settingsUrl = new URL("../../src/host/v8-settings.js", import.meta.url).href;
+const settingsUrl = new URL("../../src/host/tuning/v8-settings.js", import.meta.url).href;
 
 interface Loaded {
   state: string;

@@ -7,7 +7,7 @@
 // ($/ack) from one it never took.
 import { expect } from "chai";
 import { Duplex } from "node:stream";
-import { CallSignal } from "../../src/host/call-signal.js";
+import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { ChannelBrokenError, RpcConnection, RpcError, UndeliveredError, type RequestInfo } from "../../src/python-bridge/connection.js";
 import { encodeFrame, FrameDecoder } from "../../src/python-bridge/framing.js";
 

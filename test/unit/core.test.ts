@@ -2,15 +2,15 @@
 // bag held the provider, what the response carries, and how failures map.
 import { expect } from "chai";
 import * as grpc from "@grpc/grpc-js";
-import { CallSignal } from "../../src/host/call-signal.js";
+import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { DynamicCore, typeOfUrn } from "../../src/host/core.js";
 import { BadRequestError, toStatus, UserOperationError, ProviderResultError, NotImplementedError, CancelledError, WorkerDiedError } from "../../src/host/errors.js";
-import { NODEJS, PYTHON } from "../../src/host/modes.js";
-import { StatusType, InitFailedType, INIT_FAILED_TYPE_URL } from "../../src/host/proto.js";
-import type { ProviderReference } from "../../src/host/provider-references.js";
+import { NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
+import { StatusType, InitFailedType, INIT_FAILED_TYPE_URL } from "../../src/host/wire/proto.js";
+import type { ProviderReference } from "../../src/host/references/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../src/host/runtime.js";
-import { EncodedStruct } from "../../src/host/struct-bytes.js";
-import { encodeStruct, jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire.js";
+import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
+import { encodeStruct, jsToStruct, structToJs, type AnyStruct } from "../../src/host/wire/wire.js";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 type Form = DynamicRuntime["bags"];

@@ -1,7 +1,7 @@
 // Deadlines of any length, against a fake clock and timer queue: no real
 // waiting, and every delay handed to the timers is recorded.
 import { expect } from "chai";
-import { armDeadline, MAX_TIMER_MS, systemScheduler, type Scheduler } from "../../src/host/deadline.js";
+import { armDeadline, MAX_TIMER_MS, systemScheduler, type Scheduler } from "../../src/host/limits/deadline.js";
 import { workerSettings } from "../../src/python-bridge/worker-settings.js";
 
 /** A clock that moves only when told, and the timers due on it. */

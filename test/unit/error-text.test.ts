@@ -1,7 +1,7 @@
 // The size bound of error texts: ordinary texts untouched to the byte, long
 // ones cut to the bound with their head and tail, never inside a character.
 import { expect } from "chai";
-import { boundErrorText, boundErrorTexts, MAX_ERROR_TEXT_BYTES } from "../../src/host/error-text.js";
+import { boundErrorText, boundErrorTexts, MAX_ERROR_TEXT_BYTES } from "../../src/host/limits/error-text.js";
 
 const bytes = (s: string) => Buffer.byteLength(s, "utf8");
 const CUT = /… \[(\d+) bytes cut\] …/;

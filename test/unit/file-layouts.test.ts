@@ -1,4 +1,4 @@
-// Generated layouts around a real project (src/host/file-probe.ts and every
+// Generated layouts around a real project (src/host/files/file-probe.ts and every
 // place that looks at the user's file system through it): seeded, reproducible
 // random layouts of the things a user's disk holds where the host looks (a
 // file where a folder is expected, dangling and looping symlinks, folders that
@@ -17,10 +17,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { openCacheRoot } from "../../src/host/cache-root.js";
-import { isDirectory, isFile, kindOf, listDirectory, readText, realPath } from "../../src/host/file-probe.js";
-import { findProjectRoot, projectFile } from "../../src/host/project-root.js";
-import { DeclarationError, ProviderReferences } from "../../src/host/provider-references.js";
+import { openCacheRoot } from "../../src/host/files/cache-root.js";
+import { isDirectory, isFile, kindOf, listDirectory, readText, realPath } from "../../src/host/files/file-probe.js";
+import { findProjectRoot, projectFile } from "../../src/host/references/project-root.js";
+import { DeclarationError, ProviderReferences } from "../../src/host/references/provider-references.js";
 import { resolveInterpreter } from "../../src/python-bridge/interpreter.js";
 import { InterpreterSearch, realSearchDeps } from "../../src/python-bridge/interpreter-search.js";
 import { programPaths } from "../../src/python-bridge/program-paths.js";

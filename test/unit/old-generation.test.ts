@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { itAppliesAsTabled } from "../helpers/v8-settings.js";
 import { execFileSync } from "node:child_process";
-import { oldGenerationGrowthApplies } from "../../src/host/old-generation.js";
+import { oldGenerationGrowthApplies } from "../../src/host/tuning/old-generation.js";
 
 describe("old generation: the host's lower heap growth", function () {
   itAppliesAsTabled(oldGenerationGrowthApplies, [
@@ -13,7 +13,7 @@ describe("old generation: the host's lower heap growth", function () {
   // them, in short event-loop turns: a few MiB live in the old generation and
   // a steady stream of garbage promoted there. It reports the largest old
   // space it saw: V8's own growth lets it reach several times what is live.
-  const moduleUrl = new URL("../../src/host/old-generation.js", import.meta.url).href;
+  const moduleUrl = new URL("../../src/host/tuning/old-generation.js", import.meta.url).href;
   const largestOld = (limit: boolean) => {
     const script = `
       import v8 from "node:v8";

@@ -6,7 +6,7 @@
 // python-stub/output_capture.py in the test virtualenv, with a fake channel.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import type { CallOutput } from "../../src/host/call-output.js";
+import type { CallOutput } from "../../src/host/engine/call-output.js";
 import { captured, consoleSeverity, installConsoleCapture } from "../../src/node-dynamic/console-capture.js";
 import { REPO, VENV_PYTHON } from "../helpers/paths.js";
 

@@ -2,8 +2,8 @@
 // and when a change of inputs is a change of __provider's layout alone.
 import { expect } from "chai";
 import { onlyProviderLayoutChanged, providerLayout, sameProviderCode } from "../../src/host/provider-text.js";
-import { EncodedStruct } from "../../src/host/struct-bytes.js";
-import { encodeStruct, jsToStruct } from "../../src/host/wire.js";
+import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
+import { encodeStruct, jsToStruct } from "../../src/host/wire/wire.js";
 
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 

@@ -3,10 +3,10 @@
 // replaces them in every text it sends (then bounds it).
 import { expect } from "chai";
 import { toStatus, UserOperationError, BadRequestError, WorkerDiedError } from "../../src/host/errors.js";
-import { InitFailedType, StatusType } from "../../src/host/proto.js";
-import { redact, Redaction, REDACTED, secretTexts } from "../../src/host/redaction.js";
-import { EncodedStruct } from "../../src/host/struct-bytes.js";
-import { encodeStruct, jsToStruct, SECRET_SIG, SIG_KEY, type WireValue } from "../../src/host/wire.js";
+import { InitFailedType, StatusType } from "../../src/host/wire/proto.js";
+import { redact, Redaction, REDACTED, secretTexts } from "../../src/host/secrets/redaction.js";
+import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
+import { encodeStruct, jsToStruct, SECRET_SIG, SIG_KEY, type WireValue } from "../../src/host/wire/wire.js";
 
 const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
 const decoded = (o: object) => jsToStruct(o);

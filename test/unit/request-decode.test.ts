@@ -5,9 +5,9 @@
 // refuse it too, naming it, instead of protobufjs' misreading.
 import { expect } from "chai";
 import { createRequire } from "node:module";
-import { messageType } from "../../src/host/proto.js";
+import { messageType } from "../../src/host/wire/proto.js";
 import { requestDecoder, UndecodableRequest } from "../../src/host/request-decode.js";
-import { encodedTwin } from "../../src/host/struct-bytes.js";
+import { encodedTwin } from "../../src/host/wire/struct-bytes.js";
 import { entry, len, numberValue, stringValue, tag, text, varint } from "../helpers/wire-bytes.js";
 
 const require = createRequire(import.meta.url);

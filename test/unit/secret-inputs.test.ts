@@ -1,13 +1,13 @@
-// Secret resource inputs (src/host/secret-inputs.ts): a request bag's secrets
+// Secret resource inputs (src/host/secrets/secret-inputs.ts): a request bag's secrets
 // unwrapped for the provider, as the engine sends them to a plugin that does
 // not accept secrets, and the provider's results marked secret as the engine
 // marks them for such a plugin (by property name; objects on both sides
 // property by property; anything else holding a secret made secret whole),
 // an echoed property going back exactly as it came.
 import { expect } from "chai";
-import { annotateSecrets, unwrapSecrets } from "../../src/host/secret-inputs.js";
-import { EncodedStruct } from "../../src/host/struct-bytes.js";
-import { decodeStruct, encodeStruct, jsToStruct, SECRET_SIG, SIG_KEY, structToJs, type AnyStruct } from "../../src/host/wire.js";
+import { annotateSecrets, unwrapSecrets } from "../../src/host/secrets/secret-inputs.js";
+import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
+import { decodeStruct, encodeStruct, jsToStruct, SECRET_SIG, SIG_KEY, structToJs, type AnyStruct } from "../../src/host/wire/wire.js";
 
 const secret = (value: unknown) => ({ [SIG_KEY]: SECRET_SIG, value });
 const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

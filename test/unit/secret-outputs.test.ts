@@ -2,7 +2,7 @@
 // a provider's result becomes before it is written (docs/parity.md, "Secrets out").
 import { expect } from "chai";
 import { createRequire } from "node:module";
-import { CallSignal } from "../../src/host/call-signal.js";
+import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { ProviderResultError } from "../../src/host/errors.js";
 import type { CallInfo } from "../../src/host/runtime.js";
 import { resolveOutputs } from "../../src/node-dynamic/secret-outputs.js";

@@ -1,16 +1,16 @@
 // Python mode keeps property bags encoded between the engine and its worker
-// (src/host/struct-bytes.ts). Reading them at the wire level must agree with a
+// (src/host/wire/struct-bytes.ts). Reading them at the wire level must agree with a
 // full decode on bytes another implementation wrote (google-protobuf, as the
 // engine's Go protobuf would write them), including what protobuf allows and
 // encoders rarely emit: repeated keys, unknown fields, empty bags.
 import { expect } from "chai";
 import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
-import { messageType } from "../../src/host/proto.js";
+import { messageType } from "../../src/host/wire/proto.js";
 import { serviceDefinition } from "../../src/host/server.js";
-import { checkBag } from "../../src/host/bag-check.js";
-import { EncodedStruct, StructBytesError } from "../../src/host/struct-bytes.js";
-import { isUtf8Text, WireFormatError } from "../../src/host/wire-cursor.js";
+import { checkBag } from "../../src/host/wire/bag-check.js";
+import { EncodedStruct, StructBytesError } from "../../src/host/wire/struct-bytes.js";
+import { isUtf8Text, WireFormatError } from "../../src/host/wire/wire-cursor.js";
 import {
   carryField,
   decodeStruct,
@@ -22,7 +22,7 @@ import {
   structToJs,
   withField,
   type WireStruct,
-} from "../../src/host/wire.js";
+} from "../../src/host/wire/wire.js";
 
 const require = createRequire(import.meta.url);
 const { Struct } = require("google-protobuf/google/protobuf/struct_pb");

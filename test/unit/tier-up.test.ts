@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { itAppliesAsTabled } from "../helpers/v8-settings.js";
 import { execFileSync } from "node:child_process";
-import { SUSTAINED_LOAD, tierUpSoonerApplies } from "../../src/host/tier-up.js";
+import { SUSTAINED_LOAD, tierUpSoonerApplies } from "../../src/host/tuning/tier-up.js";
 
 describe("tier-up: the host's lower V8 interrupt budget, once under sustained load", function () {
   itAppliesAsTabled(tierUpSoonerApplies, [
@@ -13,8 +13,8 @@ describe("tier-up: the host's lower V8 interrupt budget, once under sustained lo
   // In a fresh process, a small function is called until V8 has optimized it.
   // Optimizing on the main thread (--no-concurrent-recompilation) makes the
   // count exact: how many calls it took is the budget's doing alone.
-  const moduleUrl = new URL("../../src/host/tier-up.js", import.meta.url).href;
-  const servedUrl = new URL("../../src/host/served-requests.js", import.meta.url).href;
+  const moduleUrl = new URL("../../src/host/tuning/tier-up.js", import.meta.url).href;
+  const servedUrl = new URL("../../src/host/tuning/served-requests.js", import.meta.url).href;
   const run = (body: string) => {
     const script = `
       import { tierUpSooner, tierUpUnderLoad } from ${JSON.stringify(moduleUrl)};

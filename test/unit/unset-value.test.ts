@@ -1,9 +1,9 @@
 // A google.protobuf.Value with none of its kinds set (or a Struct entry with no
 // value at all) in a request bag: what the wire module reports, and where.
 import { expect } from "chai";
-import { messageType } from "../../src/host/proto.js";
-import { EncodedStruct } from "../../src/host/struct-bytes.js";
-import { describeValue, propertyPath, stringField, structToJs, UnsetValueError, unsetValuePath, unsetValueProblem, valueKind, type WireStruct } from "../../src/host/wire.js";
+import { messageType } from "../../src/host/wire/proto.js";
+import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
+import { describeValue, propertyPath, stringField, structToJs, UnsetValueError, unsetValuePath, unsetValueProblem, valueKind, type WireStruct } from "../../src/host/wire/wire.js";
 
 const StructType = messageType("google.protobuf.Struct");
 

@@ -7,10 +7,10 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { CallSignal } from "../../src/host/call-signal.js";
+import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { ProviderResultError, UserOperationError } from "../../src/host/errors.js";
 import type { CallInfo } from "../../src/host/runtime.js";
-import { jsToStruct, UnexpectedStructTypeError } from "../../src/host/wire.js";
+import { jsToStruct, UnexpectedStructTypeError } from "../../src/host/wire/wire.js";
 import { NodeRuntime } from "../../src/node-dynamic/runtime.js";
 import { REPO } from "../helpers/paths.js";
 

@@ -3,8 +3,8 @@
 // tables compare our conversion with google-protobuf itself.
 import { expect } from "chai";
 import { createRequire } from "node:module";
-import { messageType } from "../../src/host/proto.js";
-import { EncodedStruct } from "../../src/host/struct-bytes.js";
+import { messageType } from "../../src/host/wire/proto.js";
+import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
 import {
   decodeStruct,
   jsToStruct,
@@ -16,7 +16,7 @@ import {
   withField,
   stringField,
   type WireStruct,
-} from "../../src/host/wire.js";
+} from "../../src/host/wire/wire.js";
 
 import { entry, listValue, numberValue, stringValue, structValue, tag, varint } from "../helpers/wire-bytes.js";
 

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { itAppliesAsTabled } from "../helpers/v8-settings.js";
 import { execFileSync } from "node:child_process";
-import { YOUNG_GENERATION_CAP, youngGenerationCapApplies } from "../../src/host/young-generation.js";
+import { YOUNG_GENERATION_CAP, youngGenerationCapApplies } from "../../src/host/tuning/young-generation.js";
 
 describe("young generation: the host's cap on V8's new space", function () {
   itAppliesAsTabled(youngGenerationCapApplies, [
@@ -16,7 +16,7 @@ describe("young generation: the host's cap on V8's new space", function () {
   // the cap V8 grows it past the cap, so the first case shows the churn is
   // enough to tell. (The cap is applied between turns: one long turn, such as
   // decoding a large bag, can grow it further, which large bags want.)
-  const moduleUrl = new URL("../../src/host/young-generation.js", import.meta.url).href;
+  const moduleUrl = new URL("../../src/host/tuning/young-generation.js", import.meta.url).href;
   const churn = (mode: "none" | "capped" | "removed") => `
     import v8 from "node:v8";
     import { capYoungGeneration } from ${JSON.stringify(moduleUrl)};

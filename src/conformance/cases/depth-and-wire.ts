@@ -20,8 +20,8 @@
 // - A field of the wrong wire type: the Node reference's google-protobuf
 //   refuses it (INTERNAL, naming nothing), the Python reference's upb drops it
 //   and goes on without it. Ours refuses it naming the field.
-import { EncodedStruct } from "../../host/struct-bytes.js";
-import { WireCursor } from "../../host/wire-cursor.js";
+import { EncodedStruct } from "../../host/wire/struct-bytes.js";
+import { WireCursor } from "../../host/wire/wire-cursor.js";
 import { equal, includes, matches, ok, session, type Case, type CaseContext, type Language, type LaunchedPlugin } from "../case.js";
 import { pythonPayloadsFor } from "../payloads-python.js";
 import { call, callFromPython, entry, len, nestedValue, numberValue, stringValue, tag, text, varint, type RawOutcome } from "../wire-bytes.js";

@@ -1,8 +1,9 @@
 // The host's own files: package.json (the version), proto/ (the wire contract),
 // python-stub/ (the worker) and docs/ (what `pulumi-dynamic-host docs` prints). Two ways to be installed, one contract:
 //
-// - From the npm package or a checkout, they sit under the package root, three
-//   folders above every compiled module (dist/src/host, dist/bundle/cli).
+// - From the npm package or a checkout, they sit under the package root, four
+//   folders above this module compiled (dist/src/host/files) and three above a
+//   bundle (dist/bundle/cli): PACKAGE_ROOT below.
 // - In the single executable (npm run dist), the build embeds them as SEA
 //   assets with a manifest, `assets.json`, listing their names; the bundle is
 //   built with __PDH_SEA__ defined true.
@@ -19,7 +20,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { CACHE_DIR_MODE, CACHE_FILE_MODE, cacheRootNote, makeCacheDir, openCacheRoot, privateTempDirectory } from "./cache-root.js";
 import { isDirectory } from "./file-probe.js";
-import { log } from "./log.js";
+import { log } from "../diagnostics/log.js";
 
 declare const __PDH_SEA__: boolean | undefined;
 
@@ -37,9 +38,16 @@ function seaApi(): SeaApi {
   return (sea ??= createRequire(process.execPath)("node:sea") as SeaApi);
 }
 
+/**
+ * How far this module is below the package root: four folders compiled
+ * (dist/src/host/files/assets.js), three in a bundle (dist/bundle/cli/*.cjs,
+ * dist/bundle/bench/, whose import.meta.url is the bundle's own: scripts/bundle.mjs).
+ */
+const PACKAGE_ROOT = import.meta.url.endsWith("/src/host/files/assets.js") ? "../../../../" : "../../../";
+
 /** The package root of an installed or checked-out host (not meaningful when EMBEDDED). */
 export function packageRoot(): string {
-  return fileURLToPath(new URL("../../../", import.meta.url));
+  return fileURLToPath(new URL(PACKAGE_ROOT, import.meta.url));
 }
 
 /** A file of the host's, by its path relative to the package root ("proto/pulumirpc/provider.proto"). */

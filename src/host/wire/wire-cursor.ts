@@ -3,7 +3,7 @@
 // field by its declared type whatever wire type the tag carries (a string
 // sent as a varint becomes whatever the next bytes spell), and recurse once
 // per nested message. Used by struct-bytes.ts (bags left encoded), bag-check.ts
-// (a bag's depth and wire types) and request-decode.ts (a request's own fields).
+// (a bag's depth and wire types) and ../request-decode.ts (a request's own fields).
 //
 // Protobuf's rules, as this cursor applies them: wire types 0, 1, 2 and 5 are
 // values; 3 starts a group that runs to the matching 4 (groups are obsolete but

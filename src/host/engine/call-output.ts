@@ -21,10 +21,10 @@
 // - a line the engine could not take goes to the plugin's stdout or stderr,
 //   where it was written, as it would have without capture, and so does every
 //   later line of the process: nothing is lost and nothing is shown twice;
-// - the secrets the call knows (CallInfo.secrets, ./redaction.ts) are
+// - the secrets the call knows (CallInfo.secrets, ../secrets/redaction.ts) are
 //   replaced by "[secret]" in every line, sent or passed through.
 import type { EngineLog, Severity } from "./engine-log.js";
-import { redact } from "./redaction.js";
+import { redact } from "../secrets/redaction.js";
 
 export type OutputStream = "stdout" | "stderr";
 

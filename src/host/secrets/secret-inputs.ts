@@ -28,8 +28,8 @@
 //   secret item secret as a whole). Applied to Check's inputs (against news),
 //   Create's outputs (properties), Read's outputs and inputs (properties,
 //   inputs), Update's outputs (news).
-import { EncodedStruct } from "./struct-bytes.js";
-import { decodeStruct, encodeStruct, sameValue, SECRET_SIG, SIG_KEY, valueKind, type AnyStruct, type WireStruct, type WireValue } from "./wire.js";
+import { EncodedStruct } from "../wire/struct-bytes.js";
+import { decodeStruct, encodeStruct, sameValue, SECRET_SIG, SIG_KEY, valueKind, type AnyStruct, type WireStruct, type WireValue } from "../wire/wire.js";
 
 const SECRET_SIG_BYTES = Buffer.from(SECRET_SIG, "utf8");
 

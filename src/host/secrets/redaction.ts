@@ -1,3 +1,7 @@
+// src/host/secrets: secret handling: which request values are secret and their
+// plaintexts (secret-inputs.ts), and keeping those out of every text the host
+// sends (redaction.ts). It may import src/host/wire only.
+//
 // Secret values kept out of the error texts the host sends. A provider's
 // exception often quotes its inputs; when an input is secret, its plaintext
 // would reach the engine's output and logs in the error. The references send
@@ -12,10 +16,10 @@
 // - secret stack config: Configure's args carry secure config values wrapped
 //   that way (the engine marshals them with KeepSecrets), and the host
 //   remembers them for every later request.
-import { ResourceProviderService } from "./proto.js";
+import { ResourceProviderService } from "../wire/proto.js";
 import { mayHoldSecret } from "./secret-inputs.js";
-import { EncodedStruct } from "./struct-bytes.js";
-import { decodeStruct, SECRET_SIG, SIG_KEY, valueKind, type WireStruct, type WireValue } from "./wire.js";
+import { EncodedStruct } from "../wire/struct-bytes.js";
+import { decodeStruct, SECRET_SIG, SIG_KEY, valueKind, type WireStruct, type WireValue } from "../wire/wire.js";
 
 /** What a secret's plaintext is replaced with. */
 export const REDACTED = "[secret]";

@@ -1,7 +1,7 @@
 // Counts the requests the host has answered, for what should happen only once
 // it has served some: V8's lower interrupt budget under sustained load
 // (tier-up.ts), the code cache written once the request path has run
-// (code-cache-save.ts). grpc-adapter.ts calls requestServed() once per answer.
+// (code-cache-save.ts). ../grpc-adapter.ts calls requestServed() once per answer.
 
 let served = 0;
 /** Waiting callbacks, by the count they run at, lowest first. */

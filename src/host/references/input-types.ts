@@ -12,8 +12,17 @@
 // value: the SDKs send an output the program asked for as null.
 import type { PropertyMap, TypeShape } from "./declared-types.js";
 import { typeText } from "./declared-types.js";
-import type { CheckFailure } from "./runtime.js";
-import { ARCHIVE_SIG, ASSET_SIG, PROVIDER_KEY, SIG_KEY, UNKNOWN_STRING_SENTINEL } from "./wire.js";
+import { ARCHIVE_SIG, ASSET_SIG, PROVIDER_KEY, SIG_KEY, UNKNOWN_STRING_SENTINEL } from "../wire/wire.js";
+
+/**
+ * One input that failed a check: the property's path and why. A provider's own
+ * check returns these too (../runtime.ts re-exports it as part of the adapters'
+ * contract); it is defined here so that this check needs nothing of that contract.
+ */
+export interface CheckFailure {
+  property: string;
+  reason: string;
+}
 
 /** Every mismatch between `inputs` and the declared input types `declared`. */
 export function checkInputs(declared: PropertyMap, inputs: Record<string, unknown>): CheckFailure[] {

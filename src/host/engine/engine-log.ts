@@ -1,3 +1,8 @@
+// src/host/engine: the host as a client of the engine: its Log service
+// (engine-log.ts) and a call's output routed to it under the resource
+// (call-output.ts). It may import src/host/wire, src/host/secrets (what is
+// sent is redacted) and src/host/diagnostics.
+//
 // Messages from the host to the user, through the engine: pulumirpc.Engine's
 // Log, at the address the engine passes as the plugin's last argument. A
 // message sent this way is shown under the resource its URN names (a warning
@@ -9,8 +14,8 @@
 // the engine asked for logs.
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
-import { log } from "./log.js";
-import { finish } from "./proto.js";
+import { log } from "../diagnostics/log.js";
+import { finish } from "../wire/proto.js";
 
 export type Severity = "debug" | "info" | "warning" | "error";
 

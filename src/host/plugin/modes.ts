@@ -1,14 +1,21 @@
+// src/host/plugin: what the plugin is, by the name it was run as: its mode and
+// language (modes.ts), its command line (args.ts) and the version it reports
+// (plugin-info.ts). It may import src/host/files (the package's version is an
+// asset) and src/host/diagnostics.
+//
 // What differs between the two plugin names before any provider code runs:
 // the package it serves, the refusal texts of RPCs it does not offer, argv
 // rules and the plugin version. Everything else is shared.
 import path from "node:path";
-import type { Language } from "./runtime.js";
 
 // grpc status codes, as numbers: this module is in the entry's static imports,
 // and importing grpc-js for two constants would load and run all of grpc-js
 // (and protobufjs) before the host can start its Python worker.
 const UNKNOWN = 2;
 const UNIMPLEMENTED = 12;
+
+/** The language a plugin serves: its providers' language, and its adapter's. */
+export type Language = "nodejs" | "python";
 
 export interface Mode {
   language: Language;

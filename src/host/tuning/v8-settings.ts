@@ -1,3 +1,9 @@
+// src/host/tuning: V8 self-tuning (docs/v8-settings.md): the one way a V8 flag
+// is set (v8-settings.ts), the young and old generation's sizes, the interrupt
+// budget under load (tier-up.ts), the code cache written once warm
+// (code-cache-save.ts) and the count of answered requests they wait on
+// (served-requests.ts). It may import src/host/diagnostics only.
+//
 // What the host's V8 settings (young-generation.ts, old-generation.ts,
 // tier-up.ts) have in common: each was measured on one V8, and each stands
 // aside when the user set the same thing themselves.

@@ -1,3 +1,8 @@
+// src/host/limits: the time and size limits of a call: its deadline of any
+// length (deadline.ts), the signal that abandons it (call-signal.ts) and the
+// bound of every error text sent (error-text.ts). Leaves: it imports nothing of
+// the host, and the serving path and the adapters import it.
+//
 // A deadline of any length. Node's timers take at most 2^31-1 ms (≈ 24.9
 // days): a longer delay is replaced by 1 ms, with a TimeoutOverflowWarning on
 // stderr. A resource's customTimeouts may be longer (`720h` is 30 days, and the

@@ -1,3 +1,8 @@
+// src/host/files: the host's files on disk: the one module that asks about the
+// user's file system without throwing (file-probe.ts), the checked cache
+// directory (cache-root.ts) and the host's own assets, read from the package or
+// the single executable (assets.ts). It may import src/host/diagnostics only.
+//
 // Looking at the user's file system without ever throwing. Every place that
 // asks what is on the user's disk (which interpreter, which virtualenv, where
 // Pulumi.yaml is, which module a moved path means, what `doctor` reports, where

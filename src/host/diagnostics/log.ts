@@ -1,3 +1,8 @@
+// src/host/diagnostics: the host's own diagnostics, the lines it writes to
+// stderr when the engine asked for logs (-v=N, --logtostderr). It owns the
+// verbosity and log(); it imports nothing of the host, so every folder may
+// import it.
+//
 // The host's own diagnostics. The engine shows every stderr line of a dynamic
 // plugin to the user, so nothing is written unless the engine asked for logs
 // (--logtostderr, -v=N); the level is set once at start-up.

@@ -1,3 +1,9 @@
+// src/host/wire: the wire codec: Struct ⇄ values (wire.ts), Structs kept as
+// their encoded bytes and read at the wire level (struct-bytes.ts, wire-cursor.ts),
+// the one-pass check of a bag's bytes (bag-check.ts) and the .proto messages
+// (proto.ts). It may import src/host/files (the .proto files are assets) and
+// src/host/diagnostics; what knows about requests, secrets or providers is above it.
+//
 // google.protobuf.Struct in its wire shape (as protobufjs decodes and encodes it)
 // and the one faithful projection to plain JavaScript values that the Node
 // reference plugin shows its users (google-protobuf's Struct.toJavaScript and

@@ -10,7 +10,7 @@
 // the cache with its flags, and the next start reads it before any setting
 // of the host's has run. A failure (no home, a read-only disk) only means the
 // next start compiles from source; it is logged at -v=3, never shown otherwise.
-import { log } from "./log.js";
+import { log } from "../diagnostics/log.js";
 import { afterServed } from "./served-requests.js";
 import { withV8Defaults } from "./v8-settings.js";
 
@@ -18,7 +18,7 @@ import { withV8Defaults } from "./v8-settings.js";
 export interface CodeCacheHandle {
   readonly state: "accepted" | "rejected" | "missing" | "off";
   readonly file: string | undefined;
-  /** Why there is none: the cache root cannot be used (cache-root.ts). */
+  /** Why there is none: the cache root cannot be used (../files/cache-root.ts). */
   readonly note?: string;
   save(): number;
 }

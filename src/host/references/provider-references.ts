@@ -1,3 +1,11 @@
+// src/host/references: the project's declarations in Pulumi.yaml: where the
+// project is (project-root.ts), the section's shape (declaration-schema.ts), the
+// providers it names by reference (provider-references.ts), their declared types
+// (declared-types.ts), the package schema made of them (package-schema.ts) and
+// the check of a request's inputs against them (input-types.ts). It may import
+// src/host/files, src/host/plugin (a Language), src/host/wire and
+// src/host/diagnostics; never the serving path or an adapter.
+//
 // Providers by reference: where a project says, per dynamic type token, which
 // provider in its own code serves the type, so that the host can load it when
 // a request carries no `__provider` (import) or, when the project asks, in
@@ -22,7 +30,7 @@
 // this file.
 import fs from "node:fs";
 import { readProperties, type PropertyMap } from "./declared-types.js";
-import type { Language } from "./runtime.js";
+import type { Language } from "../plugin/modes.js";
 import { findProjectRoot, projectFile } from "./project-root.js";
 
 /** The Pulumi.yaml key that holds the declarations. */

@@ -2,7 +2,7 @@
 // and decodes. Callers get plain objects; protobufjs classes stay in here and in
 // the service definition built from them.
 import protobuf from "protobufjs";
-import { readAsset } from "./assets.js";
+import { readAsset } from "../files/assets.js";
 import { MAX_VALUE_DEPTH } from "./bag-check.js";
 
 /**

@@ -3,9 +3,9 @@
 // in the project directory, or in the directory `main:` names below it, so the
 // search goes upward as the engine's own does. A folder named Pulumi.yaml, a
 // dangling link or a directory that cannot be read is not a project file
-// (file-probe.ts: nothing here throws).
+// (../files/file-probe.ts: nothing here throws).
 import path from "node:path";
-import { findUpward, isFile } from "./file-probe.js";
+import { findUpward, isFile } from "../files/file-probe.js";
 
 const FILES = ["Pulumi.yaml", "Pulumi.yml"];
 

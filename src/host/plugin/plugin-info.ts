@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { readAsset } from "./assets.js";
+import { readAsset } from "../files/assets.js";
 import type { Mode } from "./modes.js";
 
 export function hostVersion(): string {

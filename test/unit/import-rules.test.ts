@@ -1,0 +1,217 @@
+// The layout of src/ as its imports show it (docs/layout.md): which folder may
+// import which (the table below), and no import circle anywhere. Every
+// TypeScript file under src/ is read and its import statements parsed with the
+// TypeScript compiler's own scanner (static and dynamic imports, `export … from`,
+// and type-only imports, which the compiled JavaScript no longer shows but
+// which tie two modules together just the same).
+import { expect } from "chai";
+import fs from "node:fs";
+import path from "node:path";
+import ts from "typescript";
+import { REPO } from "../helpers/paths.js";
+
+const SRC = path.join(REPO, "src");
+
+/** Folders of src/host, lowest first: each may import only the folders its row names (and itself). */
+const HOST_WINGS = [
+  "host/diagnostics",
+  "host/limits",
+  "host/files",
+  "host/plugin",
+  "host/wire",
+  "host/secrets",
+  "host/engine",
+  "host/references",
+  "host/tuning",
+] as const;
+
+/**
+ * Which folder may import which. A file's folder is its folder under src/, or
+ * for src/host, "host" (the serving path at the top of the folder: serve,
+ * server, core, the runtime contract) or "host/<wing>". A file may always
+ * import its own folder's files.
+ */
+export const ALLOWED: Record<string, readonly string[]> = {
+  "host/diagnostics": [],
+  "host/limits": [],
+  "host/files": ["host/diagnostics"],
+  "host/plugin": ["host/diagnostics", "host/files"],
+  "host/wire": ["host/diagnostics", "host/files"],
+  "host/secrets": ["host/wire"],
+  "host/engine": ["host/diagnostics", "host/wire", "host/secrets"],
+  "host/references": ["host/diagnostics", "host/files", "host/plugin", "host/wire"],
+  "host/tuning": ["host/diagnostics"],
+  // The serving path uses every wing; no wing imports it, and nothing in src/host imports an adapter.
+  host: [...HOST_WINGS],
+  // The language adapters implement the serving path's runtime contract; neither imports the other.
+  "node-dynamic": ["host", ...HOST_WINGS],
+  "python-bridge": ["host", ...HOST_WINGS],
+  // What runs before the host: only what it needs to find and load the host's bundle.
+  boot: ["host/diagnostics", "host/files", "host/plugin"],
+  // The conformance kit drives plugins from outside; src/host does not import it.
+  conformance: ["host", ...HOST_WINGS, "python-bridge"],
+  // The commands for people and the composition root.
+  cli: ["host", ...HOST_WINGS, "node-dynamic", "python-bridge", "conformance", "boot"],
+};
+
+export interface Import {
+  /** Importing file, relative to the repository ("src/host/core.ts"). */
+  from: string;
+  /** The specifier as written ("./wire/wire.js"). */
+  specifier: string;
+  /** The imported file, relative to the repository; undefined for a package. */
+  to?: string;
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : /\.m?ts$/.test(e.name) && !e.name.endsWith(".d.ts") ? [path.join(dir, e.name)] : []));
+}
+
+/** Every import of `file` (absolute), as the TypeScript scanner reads them. */
+export function importsOf(file: string, text = fs.readFileSync(file, "utf8")): Import[] {
+  const from = path.relative(REPO, file).split(path.sep).join("/");
+  return ts.preProcessFile(text, true, true).importedFiles.map(({ fileName: specifier }) => {
+    if (!specifier.startsWith(".")) return { from, specifier };
+    const target = path.resolve(path.dirname(file), specifier).replace(/\.(m?)js$/, ".$1ts");
+    return { from, specifier, to: path.relative(REPO, target).split(path.sep).join("/") };
+  });
+}
+
+/** The folder a file under src/ belongs to in the table; undefined outside src/. */
+export function folderOf(file: string): string | undefined {
+  const parts = file.split("/");
+  if (parts[0] !== "src" || parts.length < 3) return undefined;
+  if (parts[1] !== "host") return parts[1];
+  return parts.length > 3 ? `host/${parts[2]}` : "host";
+}
+
+/** Every import that breaks the table, each said with the file, the import and the rule broken. */
+export function ruleBreaks(imports: readonly Import[], allowed: Record<string, readonly string[]> = ALLOWED): string[] {
+  const breaks: string[] = [];
+  for (const i of imports) {
+    const from = folderOf(i.from);
+    if (from === undefined) continue;
+    if (!(from in allowed)) {
+      breaks.push(`${i.from}: its folder ${from} has no row in the import table (test/unit/import-rules.test.ts, ALLOWED); add one`);
+      continue;
+    }
+    if (i.to === undefined) continue;
+    const to = folderOf(i.to);
+    if (to === undefined) {
+      breaks.push(`${i.from} imports "${i.specifier}" (${i.to}), outside src/: files under src/ import only src/ and packages`);
+    } else if (to !== from && !allowed[from]!.includes(to)) {
+      const may = allowed[from]!.length > 0 ? allowed[from]!.join(", ") : "no other folder";
+      breaks.push(`${i.from} imports "${i.specifier}" (${i.to}): ${from} may not import ${to} (it may import ${may})`);
+    }
+  }
+  return breaks;
+}
+
+/** Every import circle among `imports` (file → file), each as its path "a.ts → b.ts → a.ts"; one per circle found by the walk. */
+export function circles(imports: readonly Import[]): string[] {
+  const next = new Map<string, string[]>();
+  for (const i of imports) {
+    if (i.to === undefined) continue;
+    const list = next.get(i.from) ?? [];
+    if (!list.includes(i.to)) list.push(i.to);
+    next.set(i.from, list);
+  }
+  const found: string[] = [];
+  const done = new Set<string>();
+  const onPath = new Map<string, number>();
+  const trail: string[] = [];
+  // Iterative depth-first walk: a back edge to a file still on the path closes a circle.
+  for (const start of [...next.keys()].sort()) {
+    if (done.has(start)) continue;
+    const stack: { file: string; i: number }[] = [{ file: start, i: 0 }];
+    onPath.set(start, 0);
+    trail.push(start);
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const targets = next.get(top.file) ?? [];
+      if (top.i < targets.length) {
+        const to = targets[top.i++]!;
+        if (onPath.has(to)) found.push([...trail.slice(onPath.get(to)), to].join(" → "));
+        else if (!done.has(to)) {
+          onPath.set(to, trail.length);
+          trail.push(to);
+          stack.push({ file: to, i: 0 });
+        }
+      } else {
+        stack.pop();
+        trail.pop();
+        onPath.delete(top.file);
+        done.add(top.file);
+      }
+    }
+  }
+  return found;
+}
+
+describe("import rules (src/)", () => {
+  const files = sourceFiles(SRC);
+  const imports = files.flatMap((f) => importsOf(f));
+
+  it("reads the imports of every source file, type-only ones included", () => {
+    expect(files.length).to.be.greaterThan(100);
+    const edge = (from: string, to: string) => imports.some((i) => i.from === from && i.to === to);
+    // A type-only import, and a dynamic one.
+    expect(edge("src/host/runtime.ts", "src/host/references/provider-references.ts"), "import type").to.equal(true);
+    expect(edge("src/host/serve.ts", "src/host/server.ts"), "import()").to.equal(true);
+    // Every relative import names a file that exists (else the checks below would judge nothing).
+    const missing = imports.filter((i) => i.to !== undefined && !fs.existsSync(path.join(REPO, i.to)));
+    expect(missing.map((i) => `${i.from}: "${i.specifier}"`)).to.deep.equal([]);
+  });
+
+  it("every folder under src/ has a row in the table, and only folders that exist do", () => {
+    const folders = new Set(files.map((f) => folderOf(path.relative(REPO, f).split(path.sep).join("/"))!));
+    expect([...folders].filter((f) => !(f in ALLOWED)), "folders with no row").to.deep.equal([]);
+    expect(Object.keys(ALLOWED).filter((f) => !folders.has(f)), "rows with no folder").to.deep.equal([]);
+  });
+
+  it("each folder imports only what its row allows (src/host: no language adapter)", () => {
+    const breaks = ruleBreaks(imports);
+    expect(breaks.length, `import rules broken:\n  ${breaks.join("\n  ")}`).to.equal(0);
+  });
+
+  it("no import circle anywhere under src/", () => {
+    const found = circles(imports);
+    expect(found.length, `import circles:\n  ${found.join("\n  ")}`).to.equal(0);
+  });
+
+  describe("the checks fail on what they are for", () => {
+    const at = (rel: string, text: string) => importsOf(path.join(REPO, rel), text);
+
+    it("an adapter imported by src/host: the file, the import and the rule are named", () => {
+      const breaks = ruleBreaks(at("src/host/core.ts", 'import type { NodeProvider } from "../node-dynamic/node-provider.js";'));
+      expect(breaks).to.deep.equal([
+        'src/host/core.ts imports "../node-dynamic/node-provider.js" (src/node-dynamic/node-provider.ts): host may not import node-dynamic ' +
+          `(it may import ${HOST_WINGS.join(", ")})`,
+      ]);
+    });
+
+    it("a wing importing the serving path, a lower wing importing a higher one, a dynamic import", () => {
+      expect(ruleBreaks(at("src/host/wire/wire.ts", 'import type { Bag } from "../runtime.js";'))).to.have.length(1);
+      expect(ruleBreaks(at("src/host/limits/deadline.ts", 'export { log } from "../diagnostics/log.js";'))[0]).to.match(
+        /^src\/host\/limits\/deadline\.ts imports "\.\.\/diagnostics\/log\.js" .*: host\/limits may not import host\/diagnostics \(it may import no other folder\)$/,
+      );
+      expect(ruleBreaks(at("src/python-bridge/pool.ts", 'const m = await import("../node-dynamic/loader.js");'))).to.have.length(1);
+      expect(ruleBreaks(at("src/host/files/assets.ts", 'import { x } from "../../../test/helpers/paths.js";'))[0]).to.contain("outside src/");
+      expect(ruleBreaks(at("src/host/new-wing/x.ts", 'import { log } from "../diagnostics/log.js";'))[0]).to.contain("has no row in the import table");
+      expect(ruleBreaks(at("src/host/core.ts", 'import { log } from "./diagnostics/log.js";'))).to.deep.equal([]);
+    });
+
+    it("a circle is reported with its path, through type-only imports too", () => {
+      const graph = [
+        ...at("src/a/one.ts", 'import type { T } from "./two.js";'),
+        ...at("src/a/two.ts", 'import { three } from "./three.js";'),
+        ...at("src/a/three.ts", 'export type { T } from "./one.js";'),
+        ...at("src/a/four.ts", 'import "./one.js";'),
+      ];
+      expect(circles(graph)).to.deep.equal(["src/a/one.ts → src/a/two.ts → src/a/three.ts → src/a/one.ts"]);
+      expect(circles(graph.slice(0, 2))).to.deep.equal([]);
+    });
+  });
+});
