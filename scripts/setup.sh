@@ -94,7 +94,7 @@ if [ "$tests" = 1 ]; then
   fi
   ln -sfn "$toolchains" .cache/python-toolchains
 
-  # A second Python for the Python-version-drift tests (test/python-drift.test.ts):
+  # A second Python for the Python-version-drift tests (test/python/drift.test.ts):
   # a virtualenv of another CPython minor than the test virtualenv's, with the
   # same pinned pulumi and dill, linked at .cache/test-venv-other, beside
   # .cache/test-venv, where the host looks for sibling virtualenvs. uv's managed

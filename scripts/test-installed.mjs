@@ -58,7 +58,7 @@ execFileSync(
   [
     // .mocharc.json's spec is the whole suite; MOCHA has its other options.
     ...MOCHA,
-    ...["dist/test/differential/*.test.js", "dist/test/node-bad-input.test.js", "dist/test/python-faults.test.js"],
+    ...["dist/test/differential/*.test.js", "dist/test/plugin/node-bad-input.test.js", "dist/test/python/faults.test.js"],
     // Under the real engine: import and repair load the project's code (TypeScript too) from the executable.
     "dist/test/e2e/node-references.test.js",
     // Declared providers for programs of every language, served by the executable where no node is installed.
@@ -66,10 +66,10 @@ execFileSync(
     // 1,000 declared Python resources in one program, through the executable.
     "dist/test/e2e/declared-scale.test.js",
     // The executable's own Python launcher: its worker taken by the host (its files extracted by the runs above).
-    "dist/test/python-launcher.test.js",
+    "dist/test/python/launcher.test.js",
     // The conformance kit from the executable, in fresh user projects, against both references and both our plugins
     // (mocha's run covers npm i -g of the packed package and the wheel).
-    "dist/test/conformance-kit.test.js",
+    "dist/test/conformance/kit.test.js",
   ],
   { cwd: ROOT, stdio: "inherit", env: { ...process.env, PATH: pathWithoutNode(), PULUMI_DYNAMIC_HOST_UNDER_TEST: dir } },
 );
@@ -92,7 +92,7 @@ if (!process.argv[2]) {
 
   // The same tarball installed as on Windows: the Python plugin's name is the Node entry
   // (bin/python-entry.mjs, chosen by the preinstall). The suites that start the Python plugin,
-  // against it; test/python-node-entry.test.ts starts it where no shell can run.
+  // against it; test/install/python-node-entry.test.ts starts it where no shell can run.
   const nodeEntry = path.join(scratch, "prefix-node-entry");
   execFileSync("npm", ["install", "-g", "--prefix", nodeEntry, "--no-audit", "--no-fund", "--loglevel=error", path.join(scratch, packed.filename)], {
     stdio: ["ignore", "inherit", "inherit"],
@@ -104,7 +104,7 @@ if (!process.argv[2]) {
     [
       ...MOCHA,
       "dist/test/differential/python-*.test.js",
-      "dist/test/python-faults.test.js",
+      "dist/test/python/faults.test.js",
       "dist/test/e2e/declared-python-provider.test.js",
       "dist/test/e2e/declared-python-program.test.js",
     ],

@@ -1,5 +1,5 @@
 // A state whose __provider was pickled by value under another CPython minor
-// (test/python-drift.test.ts has the details), asked of the plugin and of the
+// (test/python/drift.test.ts has the details), asked of the plugin and of the
 // Python reference in the program directory, beside whose virtualenv a
 // virtualenv of a second Python is kept (the run's Program.otherPython).
 //

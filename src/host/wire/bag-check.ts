@@ -35,7 +35,7 @@ import {
 /**
  * The deepest property values each mode accepts; a request with a deeper one
  * is refused, naming the method, resource, bag, property and depth. Measured
- * with a Create whose provider returns its inputs (test/depth.test.ts keeps
+ * with a Create whose provider returns its inputs (test/plugin/depth.test.ts keeps
  * both limits honest), Node 20, Python 3.11, pulumi 3.270.0:
  *
  * - Node mode, 1500. The Node reference (google-protobuf, recursing on the

@@ -1,5 +1,5 @@
 // Node dynamic providers for secrets out, the call context and the debugger
-// (issue 20): test/differential/secrets-out.test.ts, test/call-context.test.ts,
+// (issue 20): test/differential/secrets-out.test.ts, test/plugin/call-context.test.ts,
 // test/e2e/secrets-context.test.ts and test/e2e/debug-attach.test.ts. They
 // use the program's own @pulumi/pulumi (required by the serialized text, as a
 // real program's provider does).

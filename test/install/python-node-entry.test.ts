@@ -12,10 +12,10 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { installsRoot, npmInstall, npmInstallNodeEntry, type NpmInstall } from "./helpers/installs.js";
-import { FIXTURES, REPO } from "./helpers/paths.js";
-import { pythonProvider } from "./helpers/payloads.js";
-import { ENGINE_ADDRESS, Plugin } from "./helpers/plugin.js";
+import { installsRoot, npmInstall, npmInstallNodeEntry, type NpmInstall } from "../helpers/installs.js";
+import { FIXTURES, REPO } from "../helpers/paths.js";
+import { pythonProvider } from "../helpers/payloads.js";
+import { ENGINE_ADDRESS, Plugin } from "../helpers/plugin.js";
 
 const PLUGIN = "pulumi-resource-pulumi-python";
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;

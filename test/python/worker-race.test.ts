@@ -25,10 +25,10 @@
 // worker dies.
 import { expect } from "chai";
 import fs from "node:fs";
-import { pythonProvider } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
-import { environOf, parentOf, processState, unixReceiveQueue } from "./helpers/proc.js";
-import type { Outcome } from "./helpers/client.js";
+import { pythonProvider } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
+import { environOf, parentOf, processState, unixReceiveQueue } from "../helpers/proc.js";
+import type { Outcome } from "../helpers/client.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 const UNAVAILABLE = 14;

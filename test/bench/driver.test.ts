@@ -4,11 +4,11 @@
 // call, name that call's method and code, and call back at each mark.
 import { expect } from "chai";
 import { performance } from "node:perf_hooks";
-import { makeDriver, type ClientKind, type Driver, type RunStats } from "../bench/drivers.js";
-import { percentile } from "../bench/measure.js";
-import { createRequest, type Prepared, type Target } from "../bench/workloads.js";
-import { pb } from "./helpers/client.js";
-import { Plugin } from "./helpers/plugin.js";
+import { makeDriver, type ClientKind, type Driver, type RunStats } from "../../bench/drivers.js";
+import { percentile } from "../../bench/measure.js";
+import { createRequest, type Prepared, type Target } from "../../bench/workloads.js";
+import { pb } from "../helpers/client.js";
+import { Plugin } from "../helpers/plugin.js";
 
 describe("bench clients", function () {
   this.timeout(120_000);

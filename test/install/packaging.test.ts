@@ -7,11 +7,11 @@ import { expect } from "chai";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { nodeUrn, type Outcome } from "./helpers/client.js";
-import { archiveInstall, installsRoot, npmInstall, pathWithoutNode, PLUGIN_NAMES, release, wheelInstall } from "./helpers/installs.js";
-import { BUN, REPO } from "./helpers/paths.js";
-import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
+import { nodeUrn, type Outcome } from "../helpers/client.js";
+import { archiveInstall, installsRoot, npmInstall, pathWithoutNode, PLUGIN_NAMES, release, wheelInstall } from "../helpers/installs.js";
+import { BUN, REPO } from "../helpers/paths.js";
+import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
 
 const VERSION = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")).version as string;
 const pythonUrn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;

@@ -4,8 +4,8 @@
 // of DEADLINE_EXCEEDED a millisecond in with a TimeoutOverflowWarning on
 // stderr; a short one still ends the call at its deadline.
 import { expect } from "chai";
-import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
+import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
 
 const DEADLINE_EXCEEDED = 4;
 

@@ -7,8 +7,8 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pythonProvider } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
+import { pythonProvider } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 

@@ -10,10 +10,10 @@
 // (or, for the reference, a silently empty id).
 import { expect } from "chai";
 import fs from "node:fs";
-import { nodeUrn, type Outcome } from "./helpers/client.js";
-import { NODE_PROGRAM, REPO } from "./helpers/paths.js";
-import { nodeProvider } from "./helpers/payloads.js";
-import { launchPair, type Plugin } from "./helpers/plugin.js";
+import { nodeUrn, type Outcome } from "../helpers/client.js";
+import { NODE_PROGRAM, REPO } from "../helpers/paths.js";
+import { nodeProvider } from "../helpers/payloads.js";
+import { launchPair, type Plugin } from "../helpers/plugin.js";
 
 const MISSING = "definitely-not-installed-module-xyz";
 

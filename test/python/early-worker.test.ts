@@ -8,7 +8,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { Plugin } from "./helpers/plugin.js";
+import { Plugin } from "../helpers/plugin.js";
 
 describe("python: the first worker starts before the port line", function () {
   this.timeout(120_000);

@@ -11,9 +11,9 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { FakeEngine, WARNING } from "./helpers/fake-engine.js";
-import { PYTHON_PROGRAM, REPO, SCENARIOS, TEST_VENV, VENV_PYTHON } from "./helpers/paths.js";
-import { Plugin } from "./helpers/plugin.js";
+import { FakeEngine, WARNING } from "../helpers/fake-engine.js";
+import { PYTHON_PROGRAM, REPO, SCENARIOS, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { Plugin } from "../helpers/plugin.js";
 
 const OTHER_VENV = `${REPO}.cache/test-venv-other`;
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;

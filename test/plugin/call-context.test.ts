@@ -4,9 +4,9 @@
 // python_providers_secrets.py) report the context in their outputs, or in an
 // error text for Diff and Delete. Under the real engine: test/e2e/secrets-context.test.ts.
 import { expect } from "chai";
-import { onBoth } from "./helpers/pair.js";
-import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
-import { launchPair, type Plugin } from "./helpers/plugin.js";
+import { onBoth } from "../helpers/pair.js";
+import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
+import { launchPair, type Plugin } from "../helpers/plugin.js";
 
 const TYPE = (language: string) => `pulumi-${language}:dynamic:Resource`;
 

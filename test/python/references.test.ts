@@ -9,11 +9,11 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ProviderReference } from "../src/host/references/provider-references.js";
-import { PythonRuntime } from "../src/python-bridge/runtime.js";
-import { FIXTURES, REPO, TEST_VENV } from "./helpers/paths.js";
-import { pythonProvider } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
+import type { ProviderReference } from "../../src/host/references/provider-references.js";
+import { PythonRuntime } from "../../src/python-bridge/runtime.js";
+import { FIXTURES, REPO, TEST_VENV } from "../helpers/paths.js";
+import { pythonProvider } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
 
 const PROGRAM = `${FIXTURES}python-references`;
 const DECLARED_IN = `${PROGRAM}/Pulumi.yaml`;

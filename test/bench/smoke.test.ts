@@ -10,10 +10,10 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { bootNote, DEFAULT_PLUGINS, type BootTimes, type Report } from "../bench/report.js";
-import { FIRST, loadWorkloads, SMOKE, STARTUP } from "../bench/workloads.js";
-import { REPO, VENV_PYTHON } from "./helpers/paths.js";
-import { runBench } from "./helpers/run-bench.js";
+import { bootNote, DEFAULT_PLUGINS, type BootTimes, type Report } from "../../bench/report.js";
+import { FIRST, loadWorkloads, SMOKE, STARTUP } from "../../bench/workloads.js";
+import { REPO, VENV_PYTHON } from "../helpers/paths.js";
+import { runBench } from "../helpers/run-bench.js";
 
 describe("bench --smoke", function () {
   this.timeout(300_000);

@@ -12,12 +12,12 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { isDirectory } from "../src/host/files/file-probe.js";
-import { nodeUrn } from "./helpers/client.js";
-import { archiveInstall } from "./helpers/installs.js";
-import { REPO } from "./helpers/paths.js";
-import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
+import { isDirectory } from "../../src/host/files/file-probe.js";
+import { nodeUrn } from "../helpers/client.js";
+import { archiveInstall } from "../helpers/installs.js";
+import { REPO } from "../helpers/paths.js";
+import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
 
 const pythonUrn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 

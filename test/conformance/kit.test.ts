@@ -16,10 +16,10 @@ import { expect } from "chai";
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import type { Language } from "../src/conformance/case.js";
-import { CASES } from "../src/conformance/cases/index.js";
-import { installsRoot, npmInstall, release } from "./helpers/installs.js";
-import { OTHER_PYTHON, REPO } from "./helpers/paths.js";
+import type { Language } from "../../src/conformance/case.js";
+import { CASES } from "../../src/conformance/cases/index.js";
+import { installsRoot, npmInstall, release } from "../helpers/installs.js";
+import { OTHER_PYTHON, REPO } from "../helpers/paths.js";
 
 interface JsonReport {
   language: Language;
@@ -172,7 +172,7 @@ describe(`the conformance kit in a fresh user project, ${UNDER_TEST ? `from ${pa
       const r = await conformance(kitBin(), layout, ["--plugin", path.join(kitBin(), "pulumi-resource-pulumi-python"), "--language", "python", "--json"]);
       const report = parse(r);
       // Whether a second CPython minor with pulumi is where the kit and the plugin look (beside the venv, uv,
-      // PATH, pyenv) is the machine's: here, none usually is (test/conformance-verdicts.test.ts makes a case need one).
+      // PATH, pyenv) is the machine's: here, none usually is (test/conformance/verdicts.test.ts makes a case need one).
       const drift = report.cases.find((c) => c.id === DRIFT)!;
       expectConforms(report, "python", "ours", drift.status === "not run" ? [DRIFT] : []);
       expect(r.code, r.stderr).to.equal(0);

@@ -6,9 +6,9 @@
 // refuse the message); unchecked, Node mode put U+FFFD in place of the bad
 // bytes without a word and Python mode answered upb's DecodeError traceback.
 import { expect } from "chai";
-import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
-import { call, entry, len, stringValue, text } from "./helpers/wire-bytes.js";
+import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
+import { call, entry, len, stringValue, text } from "../helpers/wire-bytes.js";
 
 const INVALID_ARGUMENT = 3;
 const NOT_UTF8 = "is not valid UTF-8, as every protobuf string must be";

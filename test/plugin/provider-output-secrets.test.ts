@@ -11,9 +11,9 @@
 import * as grpc from "@grpc/grpc-js";
 import { expect } from "chai";
 import { createRequire } from "node:module";
-import { pythonProvider, SECRET_SIG, SIG } from "./helpers/payloads.js";
-import { REPO } from "./helpers/paths.js";
-import { Plugin } from "./helpers/plugin.js";
+import { pythonProvider, SECRET_SIG, SIG } from "../helpers/payloads.js";
+import { REPO } from "../helpers/paths.js";
+import { Plugin } from "../helpers/plugin.js";
 
 const require = createRequire(import.meta.url);
 const enginePb = require("@pulumi/pulumi/proto/engine_pb");

@@ -9,12 +9,12 @@
 // printed. Requests are written by hand (test/helpers/wire-bytes.ts):
 // google-protobuf's own encoder overflows its stack near 1500 levels.
 import { expect } from "chai";
-import { MAX_VALUE_DEPTH } from "../src/host/wire/bag-check.js";
-import { EncodedStruct } from "../src/host/wire/struct-bytes.js";
-import { WIRE_LEN, WireCursor } from "../src/host/wire/wire-cursor.js";
-import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
-import { call, entry, len, nestedValue, numberValue, stringValue, tag, text, varint, type RawOutcome } from "./helpers/wire-bytes.js";
+import { MAX_VALUE_DEPTH } from "../../src/host/wire/bag-check.js";
+import { EncodedStruct } from "../../src/host/wire/struct-bytes.js";
+import { WIRE_LEN, WireCursor } from "../../src/host/wire/wire-cursor.js";
+import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
+import { call, entry, len, nestedValue, numberValue, stringValue, tag, text, varint, type RawOutcome } from "../helpers/wire-bytes.js";
 
 const INVALID_ARGUMENT = 3;
 const UNKNOWN = 2;

@@ -6,10 +6,10 @@
 // line, and the host serving.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import { pb, type Outcome } from "./helpers/client.js";
-import { PYTHON_PROGRAM, SCENARIOS, VENV_PYTHON } from "./helpers/paths.js";
-import { ASSET_SIG, nodeProvider, pythonProvider, SECRET_SIG, SIG } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
+import { pb, type Outcome } from "../helpers/client.js";
+import { PYTHON_PROGRAM, SCENARIOS, VENV_PYTHON } from "../helpers/paths.js";
+import { ASSET_SIG, nodeProvider, pythonProvider, SECRET_SIG, SIG } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
 
 const MAX = 8192;
 const MiB = 1024 * 1024;

@@ -5,11 +5,11 @@
 // no failure; a failed case fails the run; the JUnit report shows each as CI
 // reads it (<skipped>, <failure>), escaped.
 import { expect } from "chai";
-import { equal, Needs, session, type Case } from "../src/conformance/case.js";
-import { toJunit, xmlText } from "../src/conformance/junit.js";
-import { exitCode, summary } from "../src/conformance/report.js";
-import { runConformance } from "../src/conformance/run.js";
-import { testCommands, testProgram } from "./helpers/conformance.js";
+import { equal, Needs, session, type Case } from "../../src/conformance/case.js";
+import { toJunit, xmlText } from "../../src/conformance/junit.js";
+import { exitCode, summary } from "../../src/conformance/report.js";
+import { runConformance } from "../../src/conformance/run.js";
+import { testCommands, testProgram } from "../helpers/conformance.js";
 
 const s = session({ id: "kit/verdicts", language: "nodejs", suite: ["the kit's verdicts"] });
 const answers = s.case("answers", { title: "GetPluginInfo answers", ask: (ctx) => ctx.client.getPluginInfo(), expect: (o) => equal(o.code, 0) });

@@ -7,10 +7,10 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pythonProvider } from "./helpers/payloads.js";
-import { REPO, TEST_VENV, VENV_PYTHON } from "./helpers/paths.js";
-import { ENGINE_ADDRESS, Plugin, type LaunchOptions } from "./helpers/plugin.js";
-import { environOf, processState } from "./helpers/proc.js";
+import { pythonProvider } from "../helpers/payloads.js";
+import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { ENGINE_ADDRESS, Plugin, type LaunchOptions } from "../helpers/plugin.js";
+import { environOf, processState } from "../helpers/proc.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 const LOUD = ["--logtostderr", "-v=1", ENGINE_ADDRESS];

@@ -6,10 +6,10 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { FIXTURES, PYTHON_PROGRAM } from "./helpers/paths.js";
-import { nodeProvider, pickleFromPython310, pythonProvider } from "./helpers/payloads.js";
-import { Plugin } from "./helpers/plugin.js";
-import { PROTOCOL_VERSION } from "../src/python-bridge/protocol.js";
+import { FIXTURES, PYTHON_PROGRAM } from "../helpers/paths.js";
+import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";
+import { Plugin } from "../helpers/plugin.js";
+import { PROTOCOL_VERSION } from "../../src/python-bridge/protocol.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 const WORKERS = `${FIXTURES}workers/`;
@@ -253,7 +253,7 @@ describe("python worker faults", function () {
       const answer = await p.client.create({ urn: urn("py310"), properties: { __provider: payload } });
       expect(answer.code).to.equal(2);
       expect(answer.details).to.match(
-        // Where the host looked for a Python 3.10 with pulumi and dill, and the ways out: test/python-drift.test.ts.
+        // Where the host looked for a Python 3.10 with pulumi and dill, and the ways out: test/python/drift.test.ts.
         new RegExp(
           `^Create ${urn("py310")}: the provider was pickled by Python 3\\.10 \\(dill ≥ 0\\.3\\), but this program's Python is 3\\.11\\.\\d+ ` +
             `\\(\\S+/bin/python, dill 0\\.4\\.1\\), and bytecode from another Python version cannot run\\. No Python 3\\.10 with pulumi and dill was found`,

@@ -10,8 +10,8 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { STEPS } from "../bench/engine-run.js";
-import { runBench } from "./helpers/run-bench.js";
+import { STEPS } from "../../bench/engine-run.js";
+import { runBench } from "../helpers/run-bench.js";
 
 describe("bench --engine (smoke: N = 1, one round)", function () {
   this.timeout(600_000);

@@ -7,9 +7,9 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { nodeProvider, pythonProvider } from "./helpers/payloads.js";
-import { archiveInstall, npmInstall, pathWithoutNode, wheelInstall } from "./helpers/installs.js";
-import { ENGINE_ADDRESS, Plugin } from "./helpers/plugin.js";
+import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
+import { archiveInstall, npmInstall, pathWithoutNode, wheelInstall } from "../helpers/installs.js";
+import { ENGINE_ADDRESS, Plugin } from "../helpers/plugin.js";
 
 const cacheFilesIn = (dir: string) => (fs.existsSync(path.join(dir, "code-cache")) ? fs.readdirSync(path.join(dir, "code-cache")).filter((f) => f.endsWith(".v8")) : []);
 

@@ -9,16 +9,16 @@
 import { expect } from "chai";
 import fs from "node:fs";
 import type { Duplex } from "node:stream";
-import { setVerbosity } from "../src/host/diagnostics/log.js";
-import { encodeStruct, jsToStruct } from "../src/host/wire/wire.js";
-import { UndeliveredError, type RequestInfo } from "../src/python-bridge/connection.js";
-import type { Interpreter } from "../src/python-bridge/interpreter.js";
-import { WorkerPool } from "../src/python-bridge/pool.js";
-import { spawnWorker, type WorkerChild } from "../src/python-bridge/spawn.js";
-import { workerScript } from "../src/python-bridge/worker-settings.js";
-import { WorkerDiedError } from "../src/host/errors.js";
-import { FIXTURES, PYTHON_PROGRAM, VENV_PYTHON } from "./helpers/paths.js";
-import { pythonProvider } from "./helpers/payloads.js";
+import { setVerbosity } from "../../src/host/diagnostics/log.js";
+import { encodeStruct, jsToStruct } from "../../src/host/wire/wire.js";
+import { UndeliveredError, type RequestInfo } from "../../src/python-bridge/connection.js";
+import type { Interpreter } from "../../src/python-bridge/interpreter.js";
+import { WorkerPool } from "../../src/python-bridge/pool.js";
+import { spawnWorker, type WorkerChild } from "../../src/python-bridge/spawn.js";
+import { workerScript } from "../../src/python-bridge/worker-settings.js";
+import { WorkerDiedError } from "../../src/host/errors.js";
+import { FIXTURES, PYTHON_PROGRAM, VENV_PYTHON } from "../helpers/paths.js";
+import { pythonProvider } from "../helpers/payloads.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 const create = (name: string): RequestInfo => ({ method: "create", urn: urn(name), operation: "Create" });

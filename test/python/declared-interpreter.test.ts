@@ -9,9 +9,9 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { REPO, TEST_VENV, VENV_PYTHON } from "./helpers/paths.js";
-import { ENGINE_ADDRESS, Plugin } from "./helpers/plugin.js";
-import { processState } from "./helpers/proc.js";
+import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
+import { ENGINE_ADDRESS, Plugin } from "../helpers/plugin.js";
+import { processState } from "../helpers/proc.js";
 
 const TYPE = "pulumi-python:dynamic:Counter";
 const urn = (name: string) => `urn:pulumi:dev::counters-js::${TYPE}::${name}`;

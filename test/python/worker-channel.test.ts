@@ -3,15 +3,15 @@
 // that each request is acknowledged before anything of it runs.
 import { expect } from "chai";
 import type { Duplex } from "node:stream";
-import { messageType } from "../src/host/wire/proto.js";
-import { encodeStruct, jsToStruct, stringField, type WireStruct } from "../src/host/wire/wire.js";
-import { RpcConnection, RpcError, type RequestInfo } from "../src/python-bridge/connection.js";
-import { FrameDecoder } from "../src/python-bridge/framing.js";
-import { ErrorCodes } from "../src/python-bridge/protocol.js";
-import { spawnWorker, type WorkerChild } from "../src/python-bridge/spawn.js";
-import { workerScript } from "../src/python-bridge/worker-settings.js";
-import { PYTHON_PROGRAM, VENV_PYTHON } from "./helpers/paths.js";
-import { pythonProvider } from "./helpers/payloads.js";
+import { messageType } from "../../src/host/wire/proto.js";
+import { encodeStruct, jsToStruct, stringField, type WireStruct } from "../../src/host/wire/wire.js";
+import { RpcConnection, RpcError, type RequestInfo } from "../../src/python-bridge/connection.js";
+import { FrameDecoder } from "../../src/python-bridge/framing.js";
+import { ErrorCodes } from "../../src/python-bridge/protocol.js";
+import { spawnWorker, type WorkerChild } from "../../src/python-bridge/spawn.js";
+import { workerScript } from "../../src/python-bridge/worker-settings.js";
+import { PYTHON_PROGRAM, VENV_PYTHON } from "../helpers/paths.js";
+import { pythonProvider } from "../helpers/payloads.js";
 
 const StructType = messageType("google.protobuf.Struct");
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
