@@ -104,6 +104,14 @@ class BadValue(Exception):
         self.message = safe_str(exc)
 
 
+# Named as when worker.py, run as __main__, defined them: user code can meet one (a BadValue from
+# context.old_inputs, say), and a traceback that chains it below the user's own error, or a
+# repr of its class, shows it as before, with no module name.
+for _kind in (Cancelled, UserError, LoadError, UnsetValue, BadValue):
+    _kind.__module__ = "__main__"
+del _kind
+
+
 def safe_str(e):
     try:
         return str(e)
