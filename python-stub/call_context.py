@@ -17,7 +17,7 @@ Anything else (an extra parameter with a default, `*args` only) gets nothing.
 The standard arguments (after self): check(olds, news), diff(id, olds, news),
 create(props), read(id, props), update(id, olds, news), delete(id, props).
 
-Who calls: the worker's call_user, on the request's thread, which also holds
+Who calls: the worker's call_user (user_code.py), on the request's thread, which also holds
 the request's cancel hooks: the context's `cancelled` event is set when the
 host cancels the request (the engine cancelled the call, or its timeout
 passed), for synchronous code to poll or wait on; `async def` methods are

@@ -1,5 +1,5 @@
 """What the worker puts below the traceback of an error a provider's method
-raised (worker.py): the operation and the resource ("where: Create urn:…"),
+raised (serving.py): the operation and the resource ("where: Create urn:…"),
 and a hint for the common mistakes ("hint: …"), each after a blank line that
 the host's tests know (test/helpers/client.ts). Only names (input keys,
 methods) are quoted, never values.

@@ -1,7 +1,7 @@
 """What a provider prints during a request, sent to the host with the request's
 id, so the engine shows it under the resource (src/host/call-output.ts).
 
-The worker serves each request in a context of its own (worker.py: a fresh
+The worker serves each request in a context of its own (serving.py: a fresh
 contextvars.Context, which run_async copies into the user's coroutines). A
 request the host asks to capture (params "logs") gets a RequestOutput in that
 context; then, from any code running in it:

@@ -11,7 +11,7 @@ secret signature dict {"4dabf…": "1b470…", "value": v}, which serialize_prop
 passes through and the engine reads back as a secret whatever the plugin said
 in Configure (docs/parity.md, "Secrets out").
 
-Who calls: the worker's serialize(), on every value a provider method returns,
+Who calls: the worker's serialize() (values.py), on every value a provider method returns,
 from the request's thread (never from a loop's own thread). Guarantees: a value
 without Outputs is returned as it is (the same object); with Outputs, the dicts
 and lists on the way to them are copied, the user's objects are left alone.

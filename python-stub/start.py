@@ -3,7 +3,8 @@
 Runs the worker script as `python -u <worker.py>` would (as __main__, with
 sys.argv[0] the script, and its file name in every traceback), but from
 compiled code kept between starts (bytecode.py) instead of compiling the
-script's 900 lines afresh each time. worker.py loads its siblings the same way.
+script afresh each time. worker.py loads its siblings, the modules the worker
+is made of, the same way.
 """
 
 # As worker.py's first lines: the engine SIGINTs the whole process group on shutdown.

@@ -1,4 +1,4 @@
-"""The worker's request threads (python-stub/worker.py): each request runs on
+"""The worker's request threads (python-stub/serving.py): each request runs on
 a thread of its own, so the engine's parallelism, not ours, is the limit."""
 
 import queue

@@ -100,7 +100,7 @@ export interface InitFailedView {
 
 /**
  * The block our host adds below a user error's text (where in the user's code it was thrown, a hint:
- * src/node-dynamic/user-frames.ts, python-stub/worker.py), split off so that the rest compares with
+ * src/node-dynamic/user-frames.ts, python-stub/error_hints.py), split off so that the rest compares with
  * the reference's text; `[difference]` tests read it from `Outcome.where`.
  */
 const WHERE_MARKERS = ["\n\n  where: ", "\n\n  hint: "];

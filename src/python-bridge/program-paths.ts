@@ -21,7 +21,7 @@ import path from "node:path";
 import { isDirectory } from "../host/files/file-probe.js";
 import { findProjectRoot } from "../host/references/project-root.js";
 
-/** The variable the worker reads its program paths from (python-stub/worker.py), then unsets. */
+/** The variable the worker reads its program paths from (python-stub/program_path.py), then unsets. */
 export const PROGRAM_PATH_VARIABLE = "PULUMI_DYNAMIC_HOST_PROGRAM_PATH";
 
 export interface ProgramPaths {

@@ -1,7 +1,7 @@
 // When no usable Python exists for the project's Python providers: a path or
 // command that is not there (found while resolving, project-interpreter.ts), or
 // an interpreter that cannot import what the worker needs (the worker says so
-// in a $/unusable notification and exits, python-stub/worker.py). Each request
+// in a $/unusable notification and exits, python-stub/unusable_interpreter.py). Each request
 // that needs Python then fails with one error naming the resource, the method,
 // the type, the Pulumi.yaml and the fix; never a traceback, never an internal
 // error. The plugin itself keeps serving: in a project whose runtime is not

@@ -12,6 +12,7 @@ import { archiveInstall, installsRoot, npmInstall, pathWithoutNode, PLUGIN_NAMES
 import { BUN, REPO } from "../helpers/paths.js";
 import { nodeProvider, pythonProvider } from "../helpers/payloads.js";
 import { Plugin } from "../helpers/plugin.js";
+import { workerModules } from "../helpers/worker-modules.js";
 
 const VERSION = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")).version as string;
 const pythonUrn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
@@ -59,15 +60,12 @@ describe("what users install: the npm package, the single executable and the whe
         "dist/bundle/cli/host-python.cjs",
         "proto/pulumirpc/provider.proto",
         "proto/google/rpc/status.proto",
-        "python-stub/worker.py",
+        // worker.py and every module it loads (protocol.py, operations.py, …).
+        ...workerModules().map((f) => `python-stub/${f}`),
         "python-stub/start.py",
         "python-stub/prestart.py",
         "python-stub/launch.sh",
         "python-stub/bytecode.py",
-        "python-stub/protocol.py",
-        "python-stub/threads.py",
-        "python-stub/output_capture.py",
-        "python-stub/error_hints.py",
         "reference/index.cjs",
         "reference/index.d.ts",
         "context/index.cjs",
@@ -270,7 +268,7 @@ console.log(JSON.stringify(r));
       expect(entries, "one directory, no temporary leftovers").to.have.length(1);
       expect(entries[0]).to.match(new RegExp(`^${VERSION.replace(/\./g, "\\.")}-[0-9a-f]{12}$`));
       const stub = path.join(cache, entries[0], "python-stub");
-      for (const f of ["worker.py", "protocol.py", "threads.py", "output_capture.py", "error_hints.py", HELPER.slice("python-stub/".length)]) {
+      for (const f of [...workerModules(), "start.py", "bytecode.py", HELPER.slice("python-stub/".length)]) {
         expect(fs.readFileSync(path.join(stub, f), "utf8")).to.equal(fs.readFileSync(`${REPO}python-stub/${f}`, "utf8"));
       }
     });

@@ -2,14 +2,17 @@
 // (python-stub/start.py, python-stub/bytecode.py, issue 21): what is kept,
 // that a changed or damaged entry is compiled afresh, that a cache that
 // cannot be written changes nothing but the speed, and that tracebacks still
-// name the worker's own file.
+// name the worker's own files.
 import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pythonProvider } from "../helpers/payloads.js";
 import { Plugin } from "../helpers/plugin.js";
+import { workerModules } from "../helpers/worker-modules.js";
 
+/** worker.py and the modules it is made of: each kept compiled, none named in a user's traceback. */
+const WORKER_MODULES = workerModules();
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 
 describe("python: the worker's compiled code kept between starts", function () {
@@ -50,7 +53,7 @@ describe("python: the worker's compiled code kept between starts", function () {
     expect(first.code, first.details).to.equal(0);
     const kept = entries(cache);
     const names = [...kept.keys()].map((k) => k.split("/")[1].replace(/-[0-9a-f]{8}\.bin$/, ""));
-    expect(names).to.include.members(["worker.py", "protocol.py", "threads.py", "secret_outputs.py", "reference.py"]);
+    expect(names).to.include.members([...WORKER_MODULES, "protocol.py", "threads.py", "secret_outputs.py", "reference.py"]);
     const second = await createWith(cache, "second");
     expect(second.code, second.details).to.equal(0);
     const again = entries(cache);
@@ -82,9 +85,11 @@ describe("python: the worker's compiled code kept between starts", function () {
       const answer = await p.client.create({ urn: urn("boom"), properties: { __provider: pythonProvider("scripted"), act: "raise" } });
       expect(answer.code).to.not.equal(0);
       expect(answer.details).to.match(/^Traceback \(most recent call last\):\n {2}File "[^"]*python_providers\.py", line \d+, in create\n/);
-      for (const file of ["worker.py", "start.py", "bytecode.py"]) expect(answer.details).to.not.contain(file);
+      for (const file of [...WORKER_MODULES, "start.py", "bytecode.py"]) expect(answer.details).to.not.contain(file);
       const logged = p.stderr.slice(p.stderr.indexOf("the whole Python traceback"));
-      expect(logged).to.match(/python-stub\/worker\.py", line \d+, in op_create/);
+      expect(logged).to.match(/python-stub\/serving\.py", line \d+, in _run/);
+      expect(logged).to.match(/python-stub\/operations\.py", line \d+, in op_create/);
+      expect(logged).to.match(/python-stub\/user_code\.py", line \d+, in call_user/);
       expect(logged).to.not.contain("start.py");
       expect(logged).to.not.contain("bytecode.py");
     } finally {

@@ -22,7 +22,7 @@ plugin, as long as this module is importable there (the pulumi-dynamic-host
 wheel installed in the program's environment).
 
 The pulumi-dynamic-host worker imports this file under a private name for
-`resolve` (python-stub/worker.py): keep it free of state that must be shared
+`resolve` (python-stub/provider_cache.py): keep it free of state that must be shared
 with the importable copy, and of imports beyond the standard library and pulumi.
 """
 import importlib

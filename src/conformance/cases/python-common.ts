@@ -5,9 +5,9 @@
 // Errors are grpc-python's `context.abort(UNKNOWN, traceback.format_exc())`.
 // Tracebacks differ only in the plugin's own plumbing frames: the reference's
 // pulumi/dynamic/__main__.py (its wrapper and RPC method, get_provider, …);
-// ours leaves its own (python-stub/worker.py) out, so that the text opens with
-// the user's frames, but for its op_<method> frame when the error was raised
-// there (on what the user's method returned). A case does not know which plugin
+// ours leaves its own (python-stub/worker.py and its modules) out, so that the
+// text opens with the user's frames, but for its op_<method> frame
+// (python-stub/operations.py) when the error was raised there (on what the user's method returned). A case does not know which plugin
 // it talks to: it accepts either shape and checks, and compares, the rest (the
 // first line, every user and SDK frame, the final exception lines).
 import { readFileSync } from "node:fs";
@@ -71,8 +71,12 @@ export function parseTraceback(details: string): Traceback {
 }
 
 export const REFERENCE_MAIN = /\/pulumi\/dynamic\/__main__\.py$/;
-/** Our worker script: in the checkout or npm package, or extracted from the single executable. */
-export const OUR_WORKER = /\/python-stub\/worker\.py$/;
+/**
+ * Our worker's file that a traceback may show (the operations', op_<method>): in the checkout or npm
+ * package, or extracted from the single executable. Before the worker was split into modules its
+ * operations were in worker.py: either is ours.
+ */
+export const OUR_WORKER = /\/python-stub\/(operations|worker)\.py$/;
 
 /** The names of the frames of `file` in a traceback (anywhere, chained causes too), in order. */
 export function plumbing(details: string, file: RegExp): string[] {
@@ -94,9 +98,9 @@ const rpcName = (op: string) => op[0].toUpperCase() + op.slice(1).toLowerCase();
 export function expectPlumbing(details: string, op: string, exactRef?: string[]): void {
   const ref = plumbing(details, REFERENCE_MAIN);
   const ours = plumbing(details, OUR_WORKER);
-  ok(ref.length === 0 || ours.length === 0, `the plugin's own frames are the reference's __main__.py or our worker.py, not both: ${JSON.stringify({ ref, ours })}`);
+  ok(ref.length === 0 || ours.length === 0, `the plugin's own frames are the reference's __main__.py or our worker's, not both: ${JSON.stringify({ ref, ours })}`);
   if (ours.length > 0) {
-    equal(ours, [`op_${op.toLowerCase()}`], "our worker.py's frames (only the operation's, where it raised)");
+    equal(ours, [`op_${op.toLowerCase()}`], "our worker's frames (only the operation's, where it raised)");
     const files = details.split("\n").flatMap((l) => FRAME.exec(l)?.[1] ?? []);
     ok(OUR_WORKER.test(files[files.length - 1]), "our operation's frame is the last: where the error was raised");
   }

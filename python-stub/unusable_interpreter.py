@@ -1,0 +1,31 @@
+"""An interpreter the worker cannot run in: said to the host, then the worker exits.
+
+When this interpreter cannot import what the worker needs (a Python chosen
+for a project of another language may have no pulumi), the worker says so to
+the host in $/unusable instead of $/ready, with one line on stderr and no
+traceback, and exits: the host answers each request with an error naming the
+resource and the fix (src/python-bridge/unusable-interpreter.ts).
+
+Who calls: worker.py, before it loads anything that imports them.
+"""
+
+import importlib
+import os
+import sys
+
+
+def exit_if_unusable(protocol):
+    """Returns when dill, protobuf and pulumi import; else tells the host (over protocol.Channel) and exits."""
+    # By the name pip installs each under.
+    for module, package in (("dill", "dill"), ("google.protobuf", "protobuf"), ("pulumi", "pulumi")):
+        try:
+            importlib.import_module(module)
+        except ImportError as e:
+            fd = int(os.environ.get("PULUMI_DYNAMIC_HOST_CHANNEL_FD", "3"))
+            params = {"python": sys.executable, "module": package, "error": str(e)}
+            try:
+                protocol.Channel(fd).write({"jsonrpc": "2.0", "method": "$/unusable", "params": params})
+            finally:
+                sys.stderr.write(f"pulumi-dynamic-host worker: {sys.executable} cannot import {module}: {e}\n")
+                sys.stderr.flush()
+                os._exit(4)
