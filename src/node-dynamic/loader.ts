@@ -74,7 +74,11 @@ export class ProviderLoader {
     this.rawConfig = config;
   }
 
-  /** The serialized text a stack frame's file name (`pulumi-dynamic-provider/<hash>.js`) stands for, among those loaded. */
+  /**
+   * The serialized text a stack frame's file name (`pulumi-dynamic-provider/<hash>.js`) stands for,
+   * among those kept (a frame of a provider dropped from the cache since is not found, and is left
+   * out of the error's `where:` block).
+   */
   textOf(fileName: string): string | undefined {
     for (const key of this.cache.keys()) if (providerFileName(key) === fileName) return key;
     return undefined;
