@@ -6,6 +6,9 @@
 // turns on the same machine, several rounds. Beside them, the engine's floor:
 // the same program with no dynamic resource. Prints a table of medians with
 // spread and the ratio ours ÷ reference per step, and writes every sample as JSON.
+// During each step the plugin processes the engine started are sampled from /proc
+// (bench/plugin-processes.ts): their CPU per resource and peak RSS, the host's
+// alone and its whole tree's (ours: the host and its Python workers).
 //
 //   node dist/bench/run.js --engine [--n 1,10,100] [--providers trivial,waiting,declared]
 //                                   [--languages nodejs,python] [--rounds 3] [--skip-checkpoints] [--out <file.json>]
@@ -13,6 +16,11 @@
 // Programs are Automation API inline programs (the language hosts are not
 // served by the Go module proxy here): the Node one runs in this process, the
 // Python one in bench/engine/python_engine_bench.py under the test virtualenv.
+//
+// The `distinct` provider is the trivial one with a closure (Node) or an
+// instance (Python) of its own per resource, so every __provider text differs:
+// what the host must load without keeping an unbounded number of them.
+// `--ours-only` leaves out the references and the floor (the largest sizes).
 //
 // The `declared` provider is the trivial one declared in the program's
 // Pulumi.yaml (docs/every-language.md): the program registers its type with
@@ -34,6 +42,7 @@ import { fileURLToPath } from "node:url";
 import { E2E_BIN, E2E_ROOT, prepareEngine, prepareReferenceEngine, REFERENCE_ROOT, sandbox, type Sandbox } from "../test/e2e/harness.js";
 import { REFERENCE_NODE_PLUGIN, REPO, TEST_VENV, VENV_PYTHON } from "../test/helpers/paths.js";
 import { median } from "./measure.js";
+import { PluginSampler, type PluginUsage } from "./plugin-processes.js";
 
 const require = createRequire(import.meta.url);
 const BENCH_DIR = fileURLToPath(new URL("../../bench/", import.meta.url));
@@ -41,8 +50,8 @@ const BENCH_DIR = fileURLToPath(new URL("../../bench/", import.meta.url));
 export const STEPS = ["preview", "up-create", "up-nochange", "up-update", "refresh", "destroy"] as const;
 type Step = (typeof STEPS)[number];
 type Language = "nodejs" | "python";
-type ProviderKind = "trivial" | "waiting" | "declared";
-const PROVIDER_KINDS = ["trivial", "waiting", "declared"] as const;
+type ProviderKind = "trivial" | "waiting" | "declared" | "distinct";
+const PROVIDER_KINDS = ["trivial", "waiting", "declared", "distinct"] as const;
 /** The type token the `declared` provider is declared for, in both languages' packages. */
 const DECLARED_TYPE = { nodejs: "pulumi-nodejs:dynamic:BenchTrivial", python: "pulumi-python:dynamic:BenchTrivial" } as const;
 /** Whose plugins serve the program; `floor` is the program with no dynamic resource. */
@@ -56,6 +65,8 @@ interface Options {
   out: string;
   /** PULUMI_SKIP_CHECKPOINTS for every CLI run: the file backend's state writes left out, so the plugins' share shows. */
   skipCheckpoints: boolean;
+  /** Ours alone (no reference lifecycles, no floor): the sizes where only the host's own cost is wanted. */
+  oursOnly: boolean;
 }
 
 interface Lifecycle {
@@ -65,6 +76,8 @@ interface Lifecycle {
   n: number;
   round: number;
   seconds: Record<Step, number>;
+  /** The plugin processes the engine started during each step (bench/plugin-processes.ts). */
+  usage: Record<Step, PluginUsage>;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -75,6 +88,7 @@ function parseArgs(argv: string[]): Options {
     rounds: 3,
     out: path.join(BENCH_DIR, "results", "engine-latest.json"),
     skipCheckpoints: false,
+    oursOnly: false,
   };
   const list = (v: string | undefined, flag: string) => {
     if (!v) throw new Error(`${flag} needs a comma-separated list`);
@@ -97,9 +111,10 @@ function parseArgs(argv: string[]): Options {
       if (!Number.isInteger(opts.rounds) || opts.rounds < 1) throw new Error("--rounds needs a whole number, at least 1");
     } else if (a === "--out") opts.out = path.resolve(argv[++i] ?? "");
     else if (a === "--skip-checkpoints") opts.skipCheckpoints = true;
+    else if (a === "--ours-only") opts.oursOnly = true;
     else if (a === "--help" || a === "-h") {
       process.stdout.write(
-        "usage: node dist/bench/run.js --engine [--n 1,10,100] [--providers trivial,waiting,declared] [--languages nodejs,python] [--rounds <n>] [--skip-checkpoints] [--out <file.json>]\n",
+        "usage: node dist/bench/run.js --engine [--n 1,10,100] [--providers trivial,waiting,declared,distinct] [--languages nodejs,python] [--rounds <n>] [--skip-checkpoints] [--ours-only] [--out <file.json>]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -156,7 +171,11 @@ async function nodeLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind | "
       for (let i = 0; i < n; i++) new pulumi.CustomResource(DECLARED_TYPE.nodejs, `r${i}`, { name: `r${i}`, generation, ranBy: undefined });
       return;
     }
-    for (let i = 0; i < n; i++) new pulumi.dynamic.Resource(providers[provider], `r${i}`, { name: `r${i}`, generation });
+    for (let i = 0; i < n; i++) {
+      // `distinct`: the trivial provider with a per-resource constant in its closure, so every __provider text differs.
+      const p = provider === "distinct" ? providers.distinct(i) : providers[provider];
+      new pulumi.dynamic.Resource(p, `r${i}`, { name: `r${i}`, generation });
+    }
   };
   const project = "bench-engine-nodejs";
   const declarations = { providers: { [DECLARED_TYPE.nodejs]: `${REPO}bench/engine/providers.cjs#trivial` } };
@@ -172,23 +191,26 @@ async function nodeLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind | "
     },
   );
   const seconds = {} as Record<Step, number>;
+  const usage = {} as Record<Step, PluginUsage>;
   const changes: Record<string, Record<string, number>> = {};
   let ranBy: unknown;
   for (const step of STEPS) {
     if (step === "up-update") generation = 2;
+    const sampler = new PluginSampler();
     const t0 = performance.now();
     if (step === "preview") changes[step] = (await stack.preview({})).changeSummary;
     else if (step === "refresh") changes[step] = (await stack.refresh({})).summary.resourceChanges;
     else if (step === "destroy") changes[step] = (await stack.destroy({})).summary.resourceChanges;
     else changes[step] = (await stack.up({})).summary.resourceChanges;
     seconds[step] = (performance.now() - t0) / 1000;
+    usage[step] = sampler.stop();
     if (step === "up-create" && provider !== "none") {
       const deployment = await stack.exportStack();
       ranBy = (deployment.deployment.resources ?? []).find((r: any) => r.type.startsWith("pulumi-nodejs:"))?.outputs?.ranBy;
     }
   }
   await stack.workspace.removeStack(stackName);
-  return { seconds, changes, ranBy };
+  return { seconds, usage, changes, ranBy };
 }
 
 /**
@@ -199,6 +221,7 @@ async function nodeLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind | "
  */
 async function pythonLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind | "none", n: number, stackName: string, workDir: string) {
   const seconds = {} as Record<Step, number>;
+  const usage = {} as Record<Step, PluginUsage>;
   const changes: Record<string, Record<string, number>> = {};
   let ranBy: unknown;
   for (const step of STEPS) {
@@ -216,12 +239,18 @@ async function pythonLifecycle(sb: Sandbox, kind: Kind, provider: ProviderKind |
       generation: STEPS.indexOf(step) >= STEPS.indexOf("up-update") ? 2 : 1,
       remove: step === "destroy",
     };
-    const doc = await pythonStep(settings, `${kind}, ${provider}, n=${n}, ${step}`, workDir);
+    const sampler = new PluginSampler();
+    let doc: Awaited<ReturnType<typeof pythonStep>>;
+    try {
+      doc = await pythonStep(settings, `${kind}, ${provider}, n=${n}, ${step}`, workDir);
+    } finally {
+      usage[step] = sampler.stop();
+    }
     seconds[step] = doc.seconds[step];
     changes[step] = doc.changes[step];
     if (step === "up-create") ranBy = doc.ran_by;
   }
-  return { seconds, changes, ranBy };
+  return { seconds, usage, changes, ranBy };
 }
 
 function pythonStep(settings: object, what: string, workDir: string): Promise<{ seconds: Record<string, number>; changes: Record<string, Record<string, number>>; ran_by: unknown }> {
@@ -250,7 +279,7 @@ async function lifecycle(sb: Sandbox, language: Language, kind: Kind, provider: 
   if (provider !== "none" && !expectedServer(language, kind)(r.ranBy)) {
     throw new Error(`${language} ${kind} ${provider} n=${n}: the resources were served by ${JSON.stringify(r.ranBy)}, not the ${kind} plugin`);
   }
-  return { language, kind, provider, n, round, seconds: r.seconds };
+  return { language, kind, provider, n, round, seconds: r.seconds, usage: r.usage };
 }
 
 interface Cell {
@@ -270,8 +299,17 @@ function pick(all: Lifecycle[], language: Language, kind: Kind, provider: string
   return cell(all.filter((l) => l.language === language && l.kind === kind && l.provider === provider && (n === undefined || l.n === n)).map((l) => l.seconds[step]));
 }
 
+function pickUsage(all: Lifecycle[], language: Language, kind: Kind, provider: string, n: number, step: Step, field: keyof PluginUsage): number | undefined {
+  const values = all
+    .filter((l) => l.language === language && l.kind === kind && l.provider === provider && l.n === n && l.usage?.[step])
+    .map((l) => l.usage[step][field]);
+  return values.length ? median(values) : undefined;
+}
+
 export function formatEngineReport(all: Lifecycle[], opts: Pick<Options, "languages" | "providers" | "n" | "rounds">): string {
   const fmt = (c: Cell | undefined) => (c ? `${c.median.toFixed(2)} s ±${Math.round(c.spread * 100)}%` : "—");
+  const ms = (v: number | undefined, n: number) => (v === undefined ? "—" : ((v * 1000) / n).toFixed(2));
+  const mib = (v: number | undefined) => (v === undefined ? "—" : v.toFixed(0));
   const lines: string[] = [];
   for (const language of opts.languages) {
     for (const provider of opts.providers) {
@@ -279,15 +317,22 @@ export function formatEngineReport(all: Lifecycle[], opts: Pick<Options, "langua
         const against = provider === "declared" ? "trivial" : provider;
         const heading = provider === "declared" ? "declared provider (reference: the trivial provider serialized)" : `${provider} provider`;
         lines.push("", `### ${language}, ${heading}, N = ${n} (${opts.rounds} round${opts.rounds > 1 ? "s" : ""}, medians)`, "");
-        lines.push("| step | floor | ours | reference | ours ÷ reference | above the floor: ours ÷ reference |");
-        lines.push("|---|---:|---:|---:|---:|---:|");
+        lines.push(
+          "| step | floor | ours | reference | ours ÷ reference | above the floor: ours ÷ reference | plugin CPU ms/resource: ours | reference | host CPU ms/resource: ours | reference | peak RSS MiB, host: ours | reference | peak RSS MiB, all plugin processes: ours | reference |",
+        );
+        lines.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (const step of STEPS) {
           const floor = pick(all, language, "floor", "none", undefined, step);
           const ours = pick(all, language, "ours", provider, n, step);
           const ref = pick(all, language, "reference", against, n, step);
           const ratio = ours && ref ? (ours.median / ref.median).toFixed(2) : "—";
           const above = ours && ref && floor && ref.median - floor.median > 0.05 ? ((ours.median - floor.median) / (ref.median - floor.median)).toFixed(2) : "—";
-          lines.push(`| ${step} | ${fmt(floor)} | ${fmt(ours)} | ${fmt(ref)} | ${ratio} | ${above} |`);
+          const u = (kind: Kind, field: keyof PluginUsage) => pickUsage(all, language, kind, kind === "ours" ? provider : against, n, step, field);
+          lines.push(
+            `| ${step} | ${fmt(floor)} | ${fmt(ours)} | ${fmt(ref)} | ${ratio} | ${above} | ` +
+              `${ms(u("ours", "cpuSeconds"), n)} | ${ms(u("reference", "cpuSeconds"), n)} | ${ms(u("ours", "hostCpuSeconds"), n)} | ${ms(u("reference", "hostCpuSeconds"), n)} | ` +
+              `${mib(u("ours", "peakHostRssMiB"))} | ${mib(u("reference", "peakHostRssMiB"))} | ${mib(u("ours", "peakRssMiB"))} | ${mib(u("reference", "peakRssMiB"))} |`,
+          );
         }
       }
     }
@@ -316,14 +361,33 @@ export async function runEngineBench(argv: string[]): Promise<void> {
   const failures: string[] = [];
   const started = new Date();
   const t0 = performance.now();
+  // Written after every lifecycle too, so a long run that is stopped keeps what it measured.
+  const write = () => {
+    fs.mkdirSync(path.dirname(opts.out), { recursive: true });
+    fs.writeFileSync(
+      opts.out,
+      JSON.stringify(
+        {
+          started: started.toISOString(),
+          minutes: (performance.now() - t0) / 60000,
+          machine: { cpus: os.cpus().length, loadavg: os.loadavg(), node: process.version },
+          options: opts,
+          lifecycles: all,
+          failures,
+        },
+        null,
+        2,
+      ),
+    );
+  };
   try {
     for (let round = 1; round <= opts.rounds; round++) {
       for (const language of opts.languages) {
-        all.push(await lifecycle(sb, language, "floor", "none", 0, round));
+        if (!opts.oursOnly) all.push(await lifecycle(sb, language, "floor", "none", 0, round));
         for (const provider of opts.providers) {
           for (const n of opts.n) {
             // Taking turns: which plugin goes first alternates from round to round. Only ours serves a declared type.
-            const order: Kind[] = provider === "declared" ? ["ours"] : round % 2 === 1 ? ["ours", "reference"] : ["reference", "ours"];
+            const order: Kind[] = provider === "declared" || opts.oursOnly ? ["ours"] : round % 2 === 1 ? ["ours", "reference"] : ["reference", "ours"];
             for (const kind of order) {
               let l: Lifecycle;
               try {
@@ -335,7 +399,11 @@ export async function runEngineBench(argv: string[]): Promise<void> {
                 continue;
               }
               all.push(l);
-              progress(`round ${round}: ${language} ${kind} ${provider} n=${n}: ${STEPS.map((s) => `${s} ${l.seconds[s].toFixed(2)}s`).join(", ")}`);
+              progress(
+                `round ${round}: ${language} ${kind} ${provider} n=${n}: ` +
+                  STEPS.map((s) => `${s} ${l.seconds[s].toFixed(2)}s (plugin CPU ${l.usage[s].cpuSeconds.toFixed(2)}s, peak RSS host ${l.usage[s].peakHostRssMiB.toFixed(0)} / all ${l.usage[s].peakRssMiB.toFixed(0)} MiB)`).join(", "),
+              );
+              write();
             }
           }
         }
@@ -344,23 +412,8 @@ export async function runEngineBench(argv: string[]): Promise<void> {
   } finally {
     sb.cleanup();
   }
+  write();
   const table = formatEngineReport(all, opts) + formatFailures(failures);
   process.stdout.write(`${table}\n`);
-  fs.mkdirSync(path.dirname(opts.out), { recursive: true });
-  fs.writeFileSync(
-    opts.out,
-    JSON.stringify(
-      {
-        started: started.toISOString(),
-        minutes: (performance.now() - t0) / 60000,
-        machine: { cpus: os.cpus().length, loadavg: os.loadavg(), node: process.version },
-        options: opts,
-        lifecycles: all,
-        failures,
-      },
-      null,
-      2,
-    ),
-  );
   progress(`wrote ${opts.out}`);
 }

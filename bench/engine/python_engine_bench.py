@@ -19,7 +19,7 @@ usage: python python_engine_bench.py '<settings JSON>'
 settings: {"root": <dir holding bin/pulumi>, "backend": <state dir>, "home": <PULUMI_HOME>,
            "env": {<every CLI run's environment>}, "venv": <the plugin's virtualenv>,
            "work_dir": <program directory>, "stack": <stack name>, "n": <resources>,
-           "provider": "trivial" | "waiting" | "declared" | "none", "steps": [<step names>],
+           "provider": "trivial" | "waiting" | "distinct" | "declared" | "none", "steps": [<step names>],
            "generation": <the inputs' generation: 1, then 2 from up-update on>,
            "remove": <remove the stack after the steps>}
 Prints one JSON object: {"seconds": {<step>: s}, "ran_by": <what the provider reported>, "changes": {<step>: {...}}}.
@@ -73,6 +73,14 @@ class Waiting(ResourceProvider):
         time.sleep(0.1)
 
 
+class Distinct(Trivial):
+    """The trivial provider made for one resource: its instance holds the resource's number, so every pickle differs."""
+
+    def __init__(self, made):
+        super().__init__()
+        self.made = made
+
+
 class Thing(Resource):
     def __init__(self, name, provider, props):
         super().__init__(provider, name, props)
@@ -82,7 +90,7 @@ def main():
     settings = json.loads(sys.argv[1])
     state = {"generation": settings.get("generation", 1)}
     declared = settings["provider"] == "declared"
-    provider = {"trivial": Trivial, "waiting": Waiting, "declared": None, "none": None}[settings["provider"]]
+    provider = {"trivial": lambda i: Trivial(), "waiting": lambda i: Waiting(), "distinct": Distinct, "declared": None, "none": None}[settings["provider"]]
 
     def program():
         if declared:
@@ -92,7 +100,7 @@ def main():
         if provider is None:
             return
         for i in range(settings["n"]):
-            Thing(f"r{i}", provider(), {"name": f"r{i}", "generation": state["generation"]})
+            Thing(f"r{i}", provider(i), {"name": f"r{i}", "generation": state["generation"]})
 
     venv = settings["venv"]
     env = dict(settings["env"])

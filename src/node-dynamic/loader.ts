@@ -16,6 +16,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import vm from "node:vm";
 import { log } from "../host/diagnostics/log.js";
+import { BoundedCache } from "../host/limits/bounded-cache.js";
 import { findProjectRoot } from "../host/references/project-root.js";
 import type { ProviderReference } from "../host/references/provider-references.js";
 import type { CallInfo, ProviderSource } from "../host/runtime.js";
@@ -40,22 +41,46 @@ export class ProviderLoadError extends Error {
 
 const WRAPPER_PARAMS = ["exports", "require", "module", "__filename", "__dirname"];
 
+/**
+ * How many providers loaded from serialized texts are kept. A program may hold
+ * a distinct text per resource (a closure capturing a per-resource value), so
+ * the host keeps the most recently used ones only: a text used again after it
+ * went is evaluated and configured again, as a new process would. Providers
+ * named by reference (declarations) are few and always kept.
+ */
+export const LOADED_TEXTS_LIMIT = 1000;
+
 export class ProviderLoader {
-  private readonly cache = new Map<string, NodeProvider>();
+  private readonly cache: BoundedCache<string, NodeProvider>;
+  private readonly byReference = new Map<string, NodeProvider>();
   private rawConfig: Record<string, unknown> | undefined;
   /** The engine's call being served, for what a payload's `require` reports. */
   private readonly calls = new AsyncLocalStorage<CallInfo>();
 
-  constructor(private readonly cwd: string = process.cwd()) {}
+  constructor(
+    private readonly cwd: string = process.cwd(),
+    textsLimit = LOADED_TEXTS_LIMIT,
+  ) {
+    this.cache = new BoundedCache(textsLimit);
+  }
+
+  /** How many providers are kept (those of serialized texts and those named by reference). */
+  get loaded(): number {
+    return this.cache.size + this.byReference.size;
+  }
 
   /** Config for providers configured from now on (the reference keeps the latest Configure's). */
   setConfig(config: Record<string, unknown>): void {
     this.rawConfig = config;
   }
 
-  /** The serialized text a stack frame's file name (`pulumi-dynamic-provider/<hash>.js`) stands for, among those loaded. */
+  /**
+   * The serialized text a stack frame's file name (`pulumi-dynamic-provider/<hash>.js`) stands for,
+   * among those kept (a frame of a provider dropped from the cache since is not found, and is left
+   * out of the error's `where:` block).
+   */
   textOf(fileName: string): string | undefined {
-    for (const key of this.cache.keys()) if (!key.startsWith("\0reference\0") && providerFileName(key) === fileName) return key;
+    for (const key of this.cache.keys()) if (providerFileName(key) === fileName) return key;
     return undefined;
   }
 
@@ -66,14 +91,14 @@ export class ProviderLoader {
    * loaded from the project. Ordering is the Node reference's: the provider is
    * cached *before* its configure runs, so a concurrent request may see it
    * unconfigured, and a configure that throws fails only the request that
-   * triggered it and is never retried.
+   * triggered it and is never retried while the provider is kept.
    */
   async get(source: ProviderSource): Promise<NodeProvider> {
-    const key = source.text ?? `\0reference\0${source.reference.projectDir}\0${source.reference.reference}`;
-    let provider = this.cache.get(key);
+    const [cache, key] = source.text !== undefined ? [this.cache, source.text] : [this.byReference, `${source.reference.projectDir}\0${source.reference.reference}`];
+    let provider = cache.get(key);
     if (!provider) {
       provider = source.text !== undefined ? this.fromText(source.text) : this.fromReference(declared(source.reference));
-      this.cache.set(key, provider);
+      cache.set(key, provider);
       if (provider.configure) {
         const config = new Config(this.rawConfig, nodeProjectName());
         await provider.configure({ config });

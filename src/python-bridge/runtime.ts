@@ -6,6 +6,7 @@ import * as grpc from "@grpc/grpc-js";
 import type * as z from "zod/mini";
 import { BadRequestError, CancelledError, ProviderResultError, UserOperationError } from "../host/errors.js";
 import { log } from "../host/diagnostics/log.js";
+import { BoundedCache } from "../host/limits/bounded-cache.js";
 import { redact } from "../host/secrets/redaction.js";
 import type {
   Bag,
@@ -102,15 +103,19 @@ interface Vetted {
   other?: { found: Found; pool: WorkerPool };
 }
 
+/** How many `__provider` texts' inspections are kept (src/host/limits/bounded-cache.ts); one used again after it went is inspected again. */
+export const VETTED_TEXTS_LIMIT = 1000;
+
 export class PythonRuntime implements DynamicRuntime {
   readonly language = "python" as const;
   /** Bags cross to the worker, and outs back, as the bytes they came in (src/host/wire/struct-bytes.ts). */
   readonly bags = "encoded" as const;
-  private readonly vetted = new Map<string, Vetted>();
+  /** By `__provider` text, the most recently used (a program may hold a distinct pickle per resource). */
+  private readonly vetted = new BoundedCache<string, Vetted>(VETTED_TEXTS_LIMIT);
   /** Resources already warned that another Python runs their provider, by URN and interpreter. */
   private readonly warned = new Set<string>();
   /** By `__provider` text: the reference a pickle of the helper's object holds, or null for any other text. */
-  private readonly heldReferences = new Map<string, string | null>();
+  private readonly heldReferences = new BoundedCache<string, string | null>(VETTED_TEXTS_LIMIT);
 
   /** `others`: where pickles of another Python minor run; without it they are refused. */
   constructor(

@@ -1,9 +1,13 @@
 // The real-engine benchmark keeps working: `node dist/bench/run.js --engine`
-// with one trivial resource (serialized, and declared in Pulumi.yaml) and one round drives the real engine through every
+// with one trivial resource (serialized, serialized distinct per resource, and
+// declared in Pulumi.yaml) and one round drives the real engine through every
 // step for both languages, with our plugins, the reference plugins and the
 // floor program, and writes a lifecycle for each. The benchmark itself refuses
 // to give a number for a lifecycle served by the wrong plugin or whose steps
-// changed other than what they should (bench/engine-run.ts). Nothing here looks
+// changed other than what they should (bench/engine-run.ts). Every step's plugin
+// processes are sampled (bench/plugin-processes.ts): the CPU and peak RSS fields
+// must be there and say that a plugin ran (ours in Python mode: the host and a
+// worker), and be empty for the floor, which starts no plugin. Nothing here looks
 // at how fast anything was: this is a shared 2-core machine; the numbers are
 // read by people in docs/performance.md.
 import { expect } from "chai";
@@ -22,7 +26,7 @@ describe("bench --engine (smoke: N = 1, one round)", function () {
   before(async function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-engine-smoke-"));
     const out = path.join(dir, "engine.json");
-    const run = await runBench(["--engine", "--n", "1", "--providers", "trivial,declared", "--rounds", "1", "--out", out]);
+    const run = await runBench(["--engine", "--n", "1", "--providers", "trivial,distinct,declared", "--rounds", "1", "--out", out]);
     stdout = run.stdout;
     expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
     doc = JSON.parse(fs.readFileSync(out, "utf8"));
@@ -39,10 +43,14 @@ describe("bench --engine (smoke: N = 1, one round)", function () {
         "nodejs/floor/none/0",
         "nodejs/ours/trivial/1",
         "nodejs/reference/trivial/1",
+        "nodejs/ours/distinct/1",
+        "nodejs/reference/distinct/1",
         "nodejs/ours/declared/1",
         "python/floor/none/0",
         "python/ours/trivial/1",
         "python/reference/trivial/1",
+        "python/ours/distinct/1",
+        "python/reference/distinct/1",
         "python/ours/declared/1",
       ].sort(),
     );
@@ -53,10 +61,38 @@ describe("bench --engine (smoke: N = 1, one round)", function () {
     }
   });
 
+  it("samples the plugin processes of every step: CPU and peak RSS of the host and of all its processes", function () {
+    for (const l of doc.lifecycles) {
+      expect(Object.keys(l.usage)).to.deep.equal([...STEPS]);
+      for (const s of STEPS) {
+        const u = l.usage[s];
+        const what = `${l.language} ${l.kind} ${l.provider} ${s}`;
+        expect(u.samples, what).to.be.above(0);
+        if (l.kind === "floor") {
+          // No dynamic resource: the engine starts no plugin.
+          expect(u.processes, what).to.equal(0);
+          expect(u.peakRssMiB, what).to.equal(0);
+          continue;
+        }
+        expect(u.processes, what).to.be.at.least(1);
+        expect(u.cpuSeconds, what).to.be.above(0);
+        expect(u.hostCpuSeconds, what).to.be.above(0).and.at.most(u.cpuSeconds);
+        expect(u.peakHostRssMiB, what).to.be.above(0).and.at.most(u.peakRssMiB);
+        // Ours in Python mode: the host (node) and its worker (python), told apart.
+        if (l.language === "python" && l.kind === "ours" && s === "up-create") {
+          expect(u.processes, what).to.be.at.least(2);
+          expect(u.peakRssMiB, what).to.be.above(u.peakHostRssMiB);
+        }
+      }
+    }
+  });
+
   it("prints a table per language with the ratio column", function () {
     expect(stdout).to.include("### nodejs, trivial provider, N = 1");
     expect(stdout).to.include("### python, trivial provider, N = 1");
     expect(stdout).to.include("### python, declared provider (reference: the trivial provider serialized), N = 1");
+    expect(stdout).to.include("### nodejs, distinct provider, N = 1");
+    expect(stdout).to.include("| plugin CPU ms/resource: ours | reference | host CPU ms/resource: ours | reference | peak RSS MiB, host: ours |");
     expect(stdout).to.match(/\| up-create \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ \|/);
   });
 });

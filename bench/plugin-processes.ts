@@ -1,0 +1,166 @@
+// What the plugins the engine starts cost while a step runs: every 100 ms, the
+// processes under this one (the engine's `pulumi`, under an Automation API
+// program in this process or in a Python child) are read from /proc; those
+// the engine started as a plugin (the command names pulumi-resource-pulumi-*,
+// or is what the launchers exec: our python-stub/prestart.py and bin/launch.mjs, the Node reference's
+// cmd/dynamic-provider, `python -m pulumi.dynamic`) and all under them make
+// the plugin's tree: our host and its Python workers, or the reference's one
+// process. The host is the tree's `node` process (for the Python reference,
+// the Python process itself). Linux only (/proc); elsewhere nothing is read.
+//
+// Peak RSS is the largest sum over the tree (and over the host alone) seen at
+// one reading. CPU is user + system time, the last reading of each process:
+// what a process spent in its last 100 ms before it exited is not seen, which
+// for a plugin at the end of a step is its shutdown.
+import fs from "node:fs";
+
+const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux this runs on
+const PAGE_BYTES = 4096;
+// Ours: the Node plugin's script; the Python plugin's launcher becomes python-stub/prestart.py, which starts the worker and the host (bin/launch.mjs).
+const PLUGIN_COMMAND = /pulumi-resource-pulumi-(nodejs|python)|python-stub\/prestart\.py|bin\/launch\.mjs|cmd\/dynamic-provider\/index\.js|-m\0pulumi\.dynamic/;
+
+export interface PluginUsage {
+  /** Largest RSS of all the plugins' processes together at one reading, MiB. */
+  peakRssMiB: number;
+  /** Largest RSS of the hosts alone (ours: the node process; the Python reference: its process), MiB. */
+  peakHostRssMiB: number;
+  /** User + system CPU of every plugin process, seconds. */
+  cpuSeconds: number;
+  /** The same, of the hosts alone. */
+  hostCpuSeconds: number;
+  /** How many plugin processes were seen, and how many readings were taken. */
+  processes: number;
+  samples: number;
+}
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  comm: string;
+  cpuTicks: number;
+  rssPages: number;
+}
+
+function readProc(pid: number): Proc | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const close = stat.lastIndexOf(")");
+    const comm = stat.slice(stat.indexOf("(") + 1, close);
+    const f = stat.slice(close + 2).split(" ");
+    // After the name: state(0) ppid(1) … utime(11) stime(12) … rss(21)
+    return { pid, ppid: Number(f[1]), comm, cpuTicks: Number(f[11]) + Number(f[12]), rssPages: Number(f[21]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function commandOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, "latin1");
+  } catch {
+    return "";
+  }
+}
+
+/** Samples the plugin processes under `root` (this process by default) until `stop()`. */
+export class PluginSampler {
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly cpu = new Map<number, { ticks: number; host: boolean }>();
+  private readonly commands = new Map<number, boolean>();
+  private peakRss = 0;
+  private peakHostRss = 0;
+  private samples = 0;
+
+  constructor(
+    private readonly root = process.pid,
+    intervalMs = 100,
+  ) {
+    if (!fs.existsSync("/proc/self/stat")) return;
+    this.sample();
+    this.timer = setInterval(() => this.sample(), intervalMs);
+  }
+
+  private isPluginCommand(pid: number): boolean {
+    let known = this.commands.get(pid);
+    if (known === undefined) {
+      known = PLUGIN_COMMAND.test(commandOf(pid));
+      this.commands.set(pid, known);
+    }
+    return known;
+  }
+
+  private sample(): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync("/proc");
+    } catch {
+      return;
+    }
+    const procs = new Map<number, Proc>();
+    const children = new Map<number, number[]>();
+    for (const name of names) {
+      const pid = Number(name);
+      if (!Number.isInteger(pid)) continue;
+      const p = readProc(pid);
+      if (!p) continue;
+      procs.set(pid, p);
+      const list = children.get(p.ppid) ?? [];
+      list.push(pid);
+      children.set(p.ppid, list);
+    }
+    // Walk down from the root; a plugin's command marks the top of a plugin tree.
+    let rss = 0;
+    let hostRss = 0;
+    const walk = (pid: number, inPlugin: boolean, pluginRoot: number | undefined) => {
+      const p = procs.get(pid);
+      if (!p) return;
+      let root = pluginRoot;
+      if (!inPlugin && pid !== this.root && this.isPluginCommand(pid)) {
+        inPlugin = true;
+        root = pid;
+      }
+      if (inPlugin) {
+        const tree = [root!, ...this.descendants(root!, children)];
+        const hasNode = tree.some((q) => procs.get(q)?.comm === "node");
+        const host = hasNode ? p.comm === "node" : pid === root;
+        rss += p.rssPages;
+        if (host) hostRss += p.rssPages;
+        this.cpu.set(pid, { ticks: p.cpuTicks, host });
+      }
+      for (const c of children.get(pid) ?? []) walk(c, inPlugin, root);
+    };
+    walk(this.root, false, undefined);
+    this.peakRss = Math.max(this.peakRss, rss);
+    this.peakHostRss = Math.max(this.peakHostRss, hostRss);
+    this.samples++;
+  }
+
+  private descendants(pid: number, children: Map<number, number[]>): number[] {
+    const out: number[] = [];
+    for (const c of children.get(pid) ?? []) out.push(c, ...this.descendants(c, children));
+    return out;
+  }
+
+  /** Stops sampling (after one last reading) and says what the plugins cost. */
+  stop(): PluginUsage {
+    if (this.timer) {
+      clearInterval(this.timer);
+      this.sample();
+    }
+    let ticks = 0;
+    let hostTicks = 0;
+    for (const { ticks: t, host } of this.cpu.values()) {
+      ticks += t;
+      if (host) hostTicks += t;
+    }
+    const mib = (pages: number) => (pages * PAGE_BYTES) / (1 << 20);
+    return {
+      peakRssMiB: mib(this.peakRss),
+      peakHostRssMiB: mib(this.peakHostRss),
+      cpuSeconds: ticks / TICKS_PER_SECOND,
+      hostCpuSeconds: hostTicks / TICKS_PER_SECOND,
+      processes: this.cpu.size,
+      samples: this.samples,
+    };
+  }
+}
