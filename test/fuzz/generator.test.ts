@@ -122,6 +122,17 @@ describe("fuzz machinery", function () {
       });
     }
 
+    it("stderr of a bit-flipped pickle: the interpreter's own exception lines pass in Python mode, nothing else does", function () {
+      const flipped = { ...c, shape: "provider.bit-flipped", expect: "either" as const, userError: true };
+      const py = (o: Partial<Observation>, k: Partial<Case> = flipped) => judge({ ...c, ...k }, spec, seen(o), "python").map((v) => v.kind);
+      const systemError = "SystemError: deallocated bytearray object has exported buffers\n";
+      expect(py({ stderr: systemError })).to.deep.equal([]);
+      expect(py({ stderr: `${systemError}and something else\n` })).to.deep.equal(["stderr"]);
+      expect(py({ stderr: "Traceback (most recent call last):\n" })).to.deep.equal(["stderr"]);
+      expect(py({ stderr: systemError }, { shape: "provider.truncated" })).to.deep.equal(["stderr"]);
+      expect(kinds({ stderr: systemError }, flipped)).to.deep.equal(["stderr"]);
+    });
+
     it("data lost in an echo", function () {
       const sent: FStruct = [["a", num(1)], ["b", str("x")]];
       const body = (fields: FStruct) => Buffer.concat([Buffer.from([0x12]), Buffer.from([encodeStruct(fields).length]), encodeStruct(fields)]);

@@ -43,7 +43,12 @@ export function judge(c: Case, spec: RequestSpec, o: Observation, language: "nod
   if (o.stdout.length > 0) v("stdout", `wrote to stdout: ${clip(JSON.stringify(o.stdout))}`);
   // As the Node reference, Node mode echoes what the provider threw in Check, Diff, Read and Delete to stderr.
   const echoes = language === "nodejs" && c.userError && ["Check", "Diff", "Read", "Delete"].includes(c.method);
-  if (o.stderr.length > 0 && !echoes) v("stderr", `wrote to stderr: ${clip(JSON.stringify(o.stderr))}`);
+  // A bit-flipped pickle is code that runs in the worker: CPython may print what it makes of the objects
+  // the damaged opcodes build, as it would under the reference (a bytearray freed while a view of it is
+  // held: "SystemError: deallocated bytearray object has exported buffers", printed by the interpreter
+  // itself, outside any request's capture). Exception lines of the interpreter's, and nothing else.
+  const interpreters = language === "python" && c.shape === "provider.bit-flipped" && /^(?:[A-Za-z_][\w.]*(?:Error|Exception|Warning): [^\n]*\n)+$/.test(o.stderr);
+  if (o.stderr.length > 0 && !echoes && !interpreters) v("stderr", `wrote to stderr: ${clip(JSON.stringify(o.stderr))}`);
   for (const s of c.secrets) if (o.stderr.includes(s) || o.stdout.some((l) => l.includes(s))) v("secret", `the plugin's output holds the secret input ${s}`);
   if (o.hung || o.exited) return out;
 
