@@ -7,8 +7,9 @@ import { performance } from "node:perf_hooks";
 import type { Plugin } from "../test/helpers/plugin.js";
 
 const MiB = 1024 * 1024;
-const PAGE_SIZE = Number(execFileSync("getconf", ["PAGESIZE"], { encoding: "utf8" }).trim()) || 4096;
-const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+/** The machine's page size and clock ticks per second, for what /proc counts in pages and ticks. */
+export const PAGE_SIZE = Number(execFileSync("getconf", ["PAGESIZE"], { encoding: "utf8" }).trim()) || 4096;
+export const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
 
 /**
  * Counts and times every call of one workload. Calls go through the raw

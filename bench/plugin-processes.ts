@@ -13,9 +13,8 @@
 // what a process spent in its last 100 ms before it exited is not seen, which
 // for a plugin at the end of a step is its shutdown.
 import fs from "node:fs";
+import { CLOCK_TICKS, PAGE_SIZE } from "./measure.js";
 
-const TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux this runs on
-const PAGE_BYTES = 4096;
 // Ours: the Node plugin's script; the Python plugin's launcher becomes python-stub/prestart.py, which starts the worker and the host (bin/launch.mjs).
 const PLUGIN_COMMAND = /pulumi-resource-pulumi-(nodejs|python)|python-stub\/prestart\.py|bin\/launch\.mjs|cmd\/dynamic-provider\/index\.js|-m\0pulumi\.dynamic/;
 
@@ -153,12 +152,12 @@ export class PluginSampler {
       ticks += t;
       if (host) hostTicks += t;
     }
-    const mib = (pages: number) => (pages * PAGE_BYTES) / (1 << 20);
+    const mib = (pages: number) => (pages * PAGE_SIZE) / (1 << 20);
     return {
       peakRssMiB: mib(this.peakRss),
       peakHostRssMiB: mib(this.peakHostRss),
-      cpuSeconds: ticks / TICKS_PER_SECOND,
-      hostCpuSeconds: hostTicks / TICKS_PER_SECOND,
+      cpuSeconds: ticks / CLOCK_TICKS,
+      hostCpuSeconds: hostTicks / CLOCK_TICKS,
       processes: this.cpu.size,
       samples: this.samples,
     };
