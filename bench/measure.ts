@@ -96,6 +96,52 @@ export function drive(n: number, concurrency: number, deadline: number, task: (i
   });
 }
 
+const preloaderMarks = new Map<number, boolean>();
+
+/** Whether process `pid` was started as a preloader, or forked by one (python-stub/preloader.py): its environment says so. */
+function fromPreloader(pid: number): boolean {
+  let known = preloaderMarks.get(pid);
+  if (known === undefined) {
+    try {
+      // The environment it was exec'd with: a forked worker's is its preloader's.
+      known = `\0${fs.readFileSync(`/proc/${pid}/environ`, "latin1")}`.includes("\0PULUMI_DYNAMIC_HOST_PRELOADER=");
+    } catch {
+      known = false;
+    }
+    preloaderMarks.set(pid, known);
+  }
+  return known;
+}
+
+/**
+ * The workers a preloader forked (python-stub/preloader.py, docs/preloader.md), alive now: children of a
+ * preloader, so in its process group, not the plugin's. The bench runs one plugin at a time, so they are
+ * the running plugin's. `procs`: pid → parent pid, when the caller has read them already.
+ */
+export function preloadedWorkers(procs?: Map<number, number>): number[] {
+  if (!procs) {
+    procs = new Map();
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        if (fields[0] !== "Z") procs.set(Number(entry), Number(fields[1]));
+      } catch {
+        // ended while we looked
+      }
+    }
+  }
+  const out: number[] = [];
+  for (const [pid, ppid] of procs) if (procs.has(ppid) && fromPreloader(ppid) && fromPreloader(pid)) out.push(pid);
+  return out;
+}
+
+/** A plugin's processes: its process group, and the workers a preloader forked for it. */
+export function pluginPids(plugin: Plugin): number[] {
+  return [...plugin.groupPids(), ...preloadedWorkers()];
+}
+
 /**
  * The peak resident memory of a plugin's whole process group (host and
  * workers), sampled every `everyMs` while running. The group's members are
@@ -143,7 +189,7 @@ export class RssSampler {
   private sample(): number {
     const now = performance.now();
     if (now - this.listedAt > 200) {
-      this.pids = this.plugin.groupPids();
+      this.pids = pluginPids(this.plugin);
       this.listedAt = now;
     }
     let total = 0;
@@ -167,7 +213,7 @@ export class RssSampler {
 export function groupCpuMs(plugin: Plugin): { total: number; root: number; processes: number } {
   let total = 0;
   let root = 0;
-  const pids = plugin.groupPids();
+  const pids = pluginPids(plugin);
   for (const pid of pids) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -193,7 +239,7 @@ export function groupCpuMs(plugin: Plugin): { total: number; root: number; proce
 export function groupCpuMsFine(plugin: Plugin): { total: number; root: number; processes: number; fine: boolean } {
   let total = 0;
   let root = 0;
-  const pids = plugin.groupPids();
+  const pids = pluginPids(plugin);
   for (const pid of pids) {
     let tids: string[];
     try {

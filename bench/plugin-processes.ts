@@ -13,7 +13,7 @@
 // what a process spent in its last 100 ms before it exited is not seen, which
 // for a plugin at the end of a step is its shutdown.
 import fs from "node:fs";
-import { CLOCK_TICKS, PAGE_SIZE } from "./measure.js";
+import { CLOCK_TICKS, PAGE_SIZE, preloadedWorkers } from "./measure.js";
 
 // Ours: the Node plugin's script; the Python plugin's launcher becomes python-stub/prestart.py, which starts the worker and the host (bin/launch.mjs).
 const PLUGIN_COMMAND = /pulumi-resource-pulumi-(nodejs|python)|python-stub\/prestart\.py|bin\/launch\.mjs|cmd\/dynamic-provider\/index\.js|-m\0pulumi\.dynamic/;
@@ -129,6 +129,14 @@ export class PluginSampler {
       for (const c of children.get(pid) ?? []) walk(c, inPlugin, root);
     };
     walk(this.root, false, undefined);
+    // Workers a preloader forked (docs/preloader.md) are its children, not the host's: the running plugin's.
+    if (this.cpu.size > 0) {
+      for (const pid of preloadedWorkers(new Map([...procs].map(([pid, p]) => [pid, p.ppid])))) {
+        const p = procs.get(pid)!;
+        rss += p.rssPages;
+        this.cpu.set(pid, { ticks: p.cpuTicks, host: false });
+      }
+    }
     this.peakRss = Math.max(this.peakRss, rss);
     this.peakHostRss = Math.max(this.peakHostRss, hostRss);
     this.samples++;

@@ -20,7 +20,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { pb } from "../test/helpers/client.js";
-import { VENV_PYTHON } from "../test/helpers/paths.js";
+import { usersPreload, VENV_PYTHON } from "../test/helpers/paths.js";
 import { archiveInstall, npmInstall, npmInstallNodeEntry } from "../test/helpers/installs.js";
 import { Plugin } from "../test/helpers/plugin.js";
 import { makeDriver, type ClientKind, type Driver, type DriverSession } from "./drivers.js";
@@ -571,11 +571,14 @@ function meta(opts: Options, sizes: Sizes, loadAtStart: number[]): Record<string
     client: driver?.description,
     ...(boots ? { bootTimes: boots } : {}),
     pythonWorkers: process.env.PULUMI_DYNAMIC_HOST_PYTHON_WORKERS ?? "default (one per core, at most 8)",
+    preloader: process.env.PULUMI_DYNAMIC_HOST_PRELOAD === "0" ? "off" : "on",
     sizes: { ...sizes, payloadReps: sizes.payloadBytes.map((b) => sizes.payloadReps(b)) },
   };
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // Our Python plugin as users run it: its preloader on unless the environment switches it off (docs/preloader.md).
+  usersPreload();
   // The real engine's table (bench/engine-run.ts) is a run of its own.
   if (argv.includes("--engine")) return (await import("./engine-run.js")).runEngineBench(argv);
   const opts = parseArgs(argv);

@@ -19,7 +19,15 @@ of after it. The host checks that the worker is the one it would have started
 (src/python-bridge/prestarted.ts) and otherwise starts its own. Anything that
 fails before the fork execs the host alone, as if this never ran.
 
-Only builtin modules, under -I -S, on any Python 3 the user may have.
+Where this environment's preloader runs (python-stub/preloader.py: a worker
+that imported everything and waits, docs/preloader.md), the worker is not
+started but forked by it, with the three descriptors passed over its socket:
+a fork instead of an interpreter's start. Where none runs, this process starts
+one, detached, for the next start. Anything that fails on that way starts the
+worker as above, and says why to the host (-v).
+
+Only builtin modules, under -I -S, on any Python 3 the user may have (fcntl
+and zlib, for the preloader, are imported only when it is used).
 """
 
 import os
@@ -75,32 +83,258 @@ def _child(python, venv, stub, worker_fds, host_fds):
             os._exit(127)
 
 
+PRELOADER_STATUS = None  # set by _from_preloader: the connection the preloader reports the worker's exit on
+
+
+def _resolve(python, env):
+    """`python` as a path: as named when it has a slash, else looked up on PATH as exec would."""
+    if "/" in python:
+        return python if python.startswith("/") else os.path.join(os.getcwd(), python)
+    for d in env.get("PATH", "").split(":"):
+        candidate = os.path.join(d or ".", python)
+        if os.access(candidate, os.X_OK) and not os.path.isdir(candidate):
+            return candidate if candidate.startswith("/") else os.path.join(os.getcwd(), candidate)
+    return None
+
+
+def _keyed(name):
+    """Whether a variable can change what an interpreter imports or how: part of the preloader's key."""
+    if name.startswith("PULUMI_DYNAMIC_HOST_"):
+        return name not in _PER_START and not name.startswith("PULUMI_DYNAMIC_HOST_PRELOAD")
+    return name.startswith(("PYTHON", "GRPC_", "LC_")) or name in ("VIRTUAL_ENV", "HOME", "LANG", "LANGUAGE", "XDG_CACHE_HOME")
+
+
+# Set for each start, never the same twice: not the preloader's business.
+_PER_START = ("PULUMI_DYNAMIC_HOST_CHANNEL_FD", "PULUMI_DYNAMIC_HOST_PRESTARTED", "PULUMI_DYNAMIC_HOST_PROGRAM_PATH", "PULUMI_DYNAMIC_HOST_SERVE")
+
+
+def _escape(text):
+    return text.replace("\\", "\\\\").replace("\x1f", "\\x1f")
+
+
+def _key(python, stub, env):
+    """
+    What a preloader must have been started with to serve this start: the user, the
+    interpreter (its path and the file it runs), the worker's files, and every
+    variable that changes what Python imports. One line; the preloader compares it whole.
+    """
+    st = os.stat(python)
+    parts = ["pdh-preload-1", "uid=%d" % os.getuid(), "python=" + python, "binary=%d:%d:%d:%d" % (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), "stub=" + stub]
+    parts += sorted(k + "=" + v for k, v in env.items() if _keyed(k))
+    return "\x1f".join(_escape(p) for p in parts)
+
+
+def _preload_dir(env):
+    """
+    The preloaders' sockets' directory: $XDG_RUNTIME_DIR/pulumi-dynamic-host, else
+    /tmp/pulumi-dynamic-host-<uid>; None unless it is a directory (not a link) this
+    user owns and nobody else may enter.
+    """
+    uid = os.getuid()
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    path = runtime.rstrip("/") + "/pulumi-dynamic-host" if runtime.startswith("/") else "/tmp/pulumi-dynamic-host-%d" % uid
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if st.st_mode & 0o170000 != 0o040000 or st.st_uid != uid or st.st_mode & 0o077:
+        return None
+    return path
+
+
+def _fields(items):
+    data = b"\0".join(os.fsencode(i) for i in items)
+    return b"%010d" % len(data) + data
+
+
+def _read_line(conn):
+    line = b""
+    while not line.endswith(b"\n"):
+        chunk = conn.recv(256)
+        if not chunk:
+            break
+        line += chunk
+    return line.decode("utf-8", "replace").strip()
+
+
+def _from_preloader(sock_path, key, env, worker_fds):
+    """
+    Asks the preloader on `sock_path` for a worker with `worker_fds` as its channel,
+    stdout and stderr, the environment `env` and this process's cwd and umask.
+    Returns (pid, None) when it forked one, else (None, why), why starting
+    with "none" when no preloader answers there.
+    """
+    global PRELOADER_STATUS
+    import _socket
+
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    conn.settimeout(float(env.get("PULUMI_DYNAMIC_HOST_PRELOAD_TIMEOUT_S", "2")))
+    try:
+        conn.connect(sock_path)
+    except OSError as e:
+        conn.close()
+        return None, "none: %s" % (e.strerror or e)
+    try:
+        umask = os.umask(0o22)
+        os.umask(umask)
+        message = _fields([key, os.getcwd(), "%o" % umask] + [k + "=" + v for k, v in env.items()])
+        import array
+
+        fds = array.array("i", worker_fds).tobytes()
+        sent = conn.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        if sent < len(message):
+            conn.sendall(message[sent:])
+        answer = _read_line(conn)
+    except OSError as e:
+        conn.close()
+        return None, "the preloader did not answer: %s" % (e.strerror or e)
+    if answer.startswith("pid "):
+        conn.settimeout(None)
+        PRELOADER_STATUS = conn.detach()
+        return int(answer[4:]), None
+    conn.close()
+    return None, answer or "the preloader closed the connection"
+
+
+def _start_preloader(python, stub, directory, name, key, env):
+    """
+    Starts this environment's preloader, detached (its own session, /dev/null for
+    stdio, none of this process's descriptors), after a delay so that it does not
+    compete with this start. The lock it holds for its life makes a second one exit.
+    """
+    pid = os.fork()
+    if pid:
+        os.waitpid(pid, 0)
+        return
+    try:
+        os.setsid()
+        if os.fork():
+            os._exit(0)
+        import fcntl
+
+        lock = os.open(os.path.join(directory, name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        null = os.open("/dev/null", os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        for entry in os.listdir("/proc/self/fd"):
+            if int(entry) > 2 and int(entry) != lock:
+                try:
+                    os.close(int(entry))
+                except OSError:
+                    pass
+        os.set_inheritable(lock, True)
+        os.chdir(directory)
+        os.write(lock, b"%d\n" % os.getpid())
+        import time
+
+        time.sleep(int(env.get("PULUMI_DYNAMIC_HOST_PRELOAD_DELAY_MS", "1000")) / 1000)
+        penv = {k: v for k, v in env.items() if _keyed(k)}
+        penv.update(
+            PATH=env.get("PATH", ""),
+            PULUMI_DYNAMIC_HOST_PRELOADER=os.path.join(directory, name + ".sock"),
+            PULUMI_DYNAMIC_HOST_PRELOAD_KEY=key,
+            PULUMI_DYNAMIC_HOST_PRELOAD_LOCK_FD=str(lock),
+            PULUMI_DYNAMIC_HOST_PRESTARTED="1",
+            PULUMI_DYNAMIC_HOST_CHANNEL_FD="-1",  # it has no channel: an unusable interpreter's report goes nowhere
+        )
+        for knob in ("PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S",):
+            if knob in env:
+                penv[knob] = env[knob]
+        os.execve(python, [python, "-u", os.path.join(stub, "start.py"), os.path.join(stub, "worker.py")], penv)
+    except BaseException:  # noqa: BLE001 - a preloader that cannot start is only a slower next start
+        os._exit(0)
+
+
+def _preload(python, stub, env, worker_fds):
+    """
+    The worker from this environment's preloader: (pid, note) where pid is None when
+    it did not fork one and `note` says why; starts a preloader where none answers.
+    """
+    if env.get("PULUMI_DYNAMIC_HOST_PRELOAD", "1") == "0":
+        return None, None, None
+    try:
+        import zlib
+
+        path = _resolve(python, env)
+        if path is None:
+            return None, "preloader not used: %s is not on PATH" % python, None
+        directory = _preload_dir(env)
+        if directory is None:
+            return None, "preloader not used: its directory is not this user's alone", None
+        key = _key(path, stub, env)
+        raw = key.encode("utf-8", "surrogateescape")
+        name = "%08x%08x" % (zlib.crc32(raw), zlib.crc32(raw[::-1]))
+        sock_path = os.path.join(directory, name + ".sock")
+        if len(sock_path.encode()) > 100:
+            return None, "preloader not used: its socket path is too long (%s)" % sock_path, None
+        pid, why = _from_preloader(sock_path, key, env, worker_fds)
+        if pid is not None:
+            return pid, None, None
+        # None answers, or it is stale and going away: start one for the next start.
+        start = why.startswith("none") or why.startswith("declined stale")
+        return None, "fresh worker: " + why, (path, directory, name, key) if start else None
+    except Exception as e:  # noqa: BLE001 - never costs the start
+        return None, "fresh worker: the preloader failed: %s" % e, None
+
+
+def _channel_and_pipes():
+    import _socket
+
+    a, b = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    channel_host, channel_worker = a.detach(), b.detach()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    host_fds = (channel_host, out_r, err_r)
+    worker_fds = (channel_worker, out_w, err_w)
+    if min(host_fds + worker_fds) < 3:
+        raise OSError("a standard descriptor is closed")
+    return host_fds, worker_fds
+
+
+def _env_digest(env):
+    """What the host checks a forked worker's environment by: crc32 of its entries, sorted as bytes, NUL-terminated."""
+    import zlib
+
+    entries = sorted(os.fsencode(k + "=" + v) for k, v in env.items())
+    return "%08x" % zlib.crc32(b"".join(e + b"\0" for e in entries))
+
+
 def main():
     python, venv, stub = sys.argv[1:4]
     host = sys.argv[4:]
     try:
-        import _socket
-
-        a, b = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        channel_host, channel_worker = a.detach(), b.detach()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        host_fds = (channel_host, out_r, err_r)
-        worker_fds = (channel_worker, out_w, err_w)
-        if min(host_fds + worker_fds) < 3:
-            raise OSError("a standard descriptor is closed")
-        pid = os.fork()
+        host_fds, worker_fds = _channel_and_pipes()
+        env = _worker_env(venv)
+        pid, note, start = _preload(python, stub, env, worker_fds)
+        if pid is None and note is not None and not note.startswith(("fresh worker: none", "preloader not used")):
+            # It may hold them: a worker of its own must not share them.
+            for fd in host_fds + worker_fds:
+                os.close(fd)
+            host_fds, worker_fds = _channel_and_pipes()
+        if pid is None:
+            pid = os.fork()
+            if pid == 0:
+                _child(python, venv, stub, worker_fds, host_fds)
+            if start is not None:
+                _start_preloader(start[0], stub, start[1], start[2], start[3], env)
     except Exception:  # noqa: BLE001 - no worker then: the host starts its own
         _exec_host(host)
         return
-    if pid == 0:
-        _child(python, venv, stub, worker_fds, host_fds)
     for fd in worker_fds:
         os.close(fd)
     for fd in host_fds:
         os.set_inheritable(fd, True)
-    # pid, channel, stdout, stderr, then the interpreter as the host names it (the rest of the value).
-    os.environ["PULUMI_DYNAMIC_HOST_PRESTARTED"] = "%d %d %d %d %s" % (pid, channel_host, out_r, err_r, python)
+    # pid, channel, stdout, stderr, then the interpreter as the host names it (the rest of the value);
+    # a worker the preloader forked is preceded by P<the descriptor its exit is reported on>:<its environment's digest>.
+    forked = ""
+    if PRELOADER_STATUS is not None:
+        os.set_inheritable(PRELOADER_STATUS, True)
+        forked = "P%d:%s " % (PRELOADER_STATUS, _env_digest(env))
+    os.environ["PULUMI_DYNAMIC_HOST_PRESTARTED"] = "%s%d %d %d %d %s" % (forked, pid, host_fds[0], host_fds[1], host_fds[2], python)
+    if note is not None:
+        os.environ["PULUMI_DYNAMIC_HOST_PRELOAD_NOTE"] = note
     try:
         _exec_host(host)
     except OSError as e:
@@ -109,4 +343,5 @@ def main():
         os._exit(127)
 
 
-main()
+if __name__ == "__main__":
+    main()

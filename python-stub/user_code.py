@@ -16,11 +16,24 @@ import _pulumi_dynamic_host_call_context as call_context
 import _pulumi_dynamic_host_error_shape as error_shape
 import _pulumi_dynamic_host_values as values
 
-_LOOP = asyncio.new_event_loop()
-_LOOP_THREAD = threading.Thread(target=_LOOP.run_forever, name="pulumi-dynamic-host-loop", daemon=True)
-_LOOP_THREAD.start()
+_LOOP = None
+_LOOP_LOCK = threading.Lock()
 
 request_state = threading.local()
+
+
+def _loop():
+    """
+    The worker's long-lived loop, started on first use: a worker that a
+    preloader forks (preloader.py) must have no thread and no loop before it.
+    """
+    global _LOOP
+    with _LOOP_LOCK:
+        if _LOOP is None:
+            loop = asyncio.new_event_loop()
+            threading.Thread(target=loop.run_forever, name="pulumi-dynamic-host-loop", daemon=True).start()
+            _LOOP = loop
+    return _LOOP
 
 
 def run_async(coro):
@@ -30,10 +43,12 @@ def run_async(coro):
     # Read on the request's thread: the loop thread has no request state of its own.
     cancel_hooks = getattr(request_state, "cancel_hooks", None)
 
+    loop = _loop()
+
     def start():
-        task = _LOOP.create_task(coro)
+        task = loop.create_task(coro)
         if cancel_hooks is not None:
-            cancel_hooks.append(lambda: _LOOP.call_soon_threadsafe(task.cancel))
+            cancel_hooks.append(lambda: loop.call_soon_threadsafe(task.cancel))
 
         def finish(t):
             if t.cancelled():
@@ -45,7 +60,7 @@ def run_async(coro):
 
         task.add_done_callback(finish)
 
-    _LOOP.call_soon_threadsafe(start, context=ctx)
+    loop.call_soon_threadsafe(start, context=ctx)
     return done.result()
 
 

@@ -27,6 +27,9 @@ modules, its siblings in python-stub/, in order (each imports those before it):
     provider_cache        providers loaded, configured and cached
     operations            configure, check, diff, create, read, update, delete
     serving               the serving loop: requests in, answers out
+
+and, started as the preloader (prestart.py sets PULUMI_DYNAMIC_HOST_PRELOADER),
+preloader, which forks a worker for each plugin start and returns in it.
 """
 
 # On shutdown the engine SIGINTs the plugin's whole process group, this worker
@@ -92,6 +95,9 @@ serving = _load_sibling("serving")
 
 
 def main():
+    # Started as this environment's preloader (prestart.py): returns in each worker it forks.
+    if os.environ.get("PULUMI_DYNAMIC_HOST_PRELOADER"):
+        _load_sibling("preloader").serve_until_forked()
     fd = int(os.environ.get("PULUMI_DYNAMIC_HOST_CHANNEL_FD", "3"))
     # The channel came inherited; processes the user's code starts must not inherit it in turn: one
     # that outlived this worker would hold the channel open, and the host would learn of the

@@ -14,13 +14,14 @@ import { workerSettings } from "../python-bridge/worker-settings.js";
 /** The runtime serving Python dynamic providers for the program in `cwd`. */
 export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
   installUncaughtHandlers();
+  // The launcher's worker, taken (with its variables) before the interpreter's environment is read from ours.
+  const prestarted = takePrestarted();
   // A Python project's interpreter as the reference launcher picks it; another runtime's by its own rules
   // (project-interpreter.ts), read from Pulumi.yaml once, here.
   const resolved = resolveProjectInterpreter(cwd, process.env, await readProjectPython(cwd));
   if (!resolved.ok && "unusable" in resolved) {
     // Not fatal: each request that needs Python fails naming itself and the fix.
     log(1, `no usable python for this project: ${resolved.unusable.problem} (chosen by ${resolved.unusable.choice.why})`);
-    const prestarted = takePrestarted();
     if (prestarted) discard(prestarted, "the host found no usable interpreter");
     const { NoPythonRuntime } = await import("../python-bridge/unusable-interpreter.js");
     return { runtime: new DeferredRuntime("python", "encoded", async () => new NoPythonRuntime(resolved.unusable)), afterPort: () => undefined };
@@ -40,7 +41,6 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
   // Under the Python launcher (bin/pulumi-resource-pulumi-python) it may have
   // started already, beside this process: taken if it is the one the host
   // would start (prestarted.ts).
-  const prestarted = takePrestarted();
   const adopted = prestarted && adopt(prestarted, resolved.interpreter, cwd, workerSettings().script);
   const first = adopted || (await import("../python-bridge/spawn.js")).spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
   let begin!: () => void;

@@ -23,6 +23,8 @@ import type { WorkerHandle } from "./worker-handle.js";
 import { workerArgs, workerBaseEnv } from "./worker-settings.js";
 
 export const PRESTARTED_VARIABLE = "PULUMI_DYNAMIC_HOST_PRESTARTED";
+/** Why the launcher started a fresh worker rather than have the preloader fork one, said at -v. */
+export const PRELOAD_NOTE_VARIABLE = "PULUMI_DYNAMIC_HOST_PRELOAD_NOTE";
 
 export interface Prestarted {
   pid: number;
@@ -31,16 +33,55 @@ export interface Prestarted {
   stderr: number;
   /** The interpreter as the launcher named it (a path, or a command looked up on PATH). */
   python: string;
+  /**
+   * Set when the preloader forked the worker (python-stub/preloader.py): the connection it reports
+   * the worker's exit on, and the digest of the environment the launcher gave the worker.
+   */
+  preloaded?: { status: number; envDigest: string };
 }
 
-/** The launcher's worker, if it started one; the variable is removed so that no worker or provider sees it. */
+/** The launcher's worker, if it started one; the variables are removed so that no worker or provider sees them. */
 export function takePrestarted(env: NodeJS.ProcessEnv = process.env): Prestarted | undefined {
   const value = env[PRESTARTED_VARIABLE];
+  const note = env[PRELOAD_NOTE_VARIABLE];
   delete env[PRESTARTED_VARIABLE];
-  const m = value === undefined ? null : /^(\d+) (\d+) (\d+) (\d+) (.+)$/s.exec(value);
+  delete env[PRELOAD_NOTE_VARIABLE];
+  if (note) log(1, `python worker: ${note}`);
+  const m = value === undefined ? null : /^(?:P(\d+):([0-9a-f]{8}) )?(\d+) (\d+) (\d+) (\d+) (.+)$/s.exec(value);
   if (!m) return undefined;
-  const [pid, channel, stdout, stderr] = m.slice(1, 5).map(Number);
-  return { pid, channel, stdout, stderr, python: m[5] };
+  const [pid, channel, stdout, stderr] = m.slice(3, 7).map(Number);
+  const pre: Prestarted = { pid, channel, stdout, stderr, python: m[7] };
+  if (m[1] !== undefined) pre.preloaded = { status: Number(m[1]), envDigest: m[2] };
+  return pre;
+}
+
+/**
+ * The digest prestart.py gives a forked worker's environment (`_env_digest`): crc32 of
+ * its `name=value` entries as UTF-8, sorted as bytes, each followed by a NUL.
+ */
+export function envDigest(env: Record<string, string>): string {
+  const entries = Object.entries(env)
+    .map(([k, v]) => Buffer.from(`${k}=${v}`, "utf8"))
+    .sort(Buffer.compare);
+  return crc32(Buffer.concat(entries.flatMap((e) => [e, NUL]))).toString(16).padStart(8, "0");
+}
+
+const NUL = Buffer.from([0]);
+let crcTable: Uint32Array | undefined;
+
+/** CRC-32 (IEEE), as zlib's; Node's own zlib.crc32 is newer than the Node 20.0 this package supports. */
+export function crc32(bytes: Uint8Array): number {
+  if (!crcTable) {
+    crcTable = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      crcTable[n] = c >>> 0;
+    }
+  }
+  let crc = 0xffffffff;
+  for (const b of bytes) crc = crcTable[(crc ^ b) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
 }
 
 /**
@@ -96,8 +137,16 @@ export function mismatch(pid: number, expected: { argv: string[]; env: Record<st
  * returned. Its streams are paused, as spawnWorker leaves a spawned one's.
  */
 export function adopt(pre: Prestarted, interpreter: Interpreter, cwd: string, script: string): WorkerHandle | undefined {
+  const expected = expectedWorker(interpreter, script);
   const why =
-    pre.python !== interpreter.python ? `it runs ${pre.python}, the host would run ${interpreter.python}` : mismatch(pre.pid, expectedWorker(interpreter, script));
+    pre.python !== interpreter.python
+      ? `it runs ${pre.python}, the host would run ${interpreter.python}`
+      : pre.preloaded
+        ? // Forked: /proc shows the preloader's start, not the worker's; the launcher sent this environment.
+          pre.preloaded.envDigest === envDigest(expected.env)
+          ? undefined
+          : "its environment differs"
+        : mismatch(pre.pid, expected);
   if (why !== undefined) {
     discard(pre, `${why}; starting one`);
     return undefined;
@@ -105,15 +154,20 @@ export function adopt(pre: Prestarted, interpreter: Interpreter, cwd: string, sc
   const streams = [pre.channel, pre.stdout, pre.stderr].map((fd, i) => new net.Socket({ fd, readable: true, writable: i === 0 }));
   const [channel, stdout, stderr] = streams;
   for (const s of streams) s.pause();
+  const paths = programPathEnv(cwd, interpreter.env)[PROGRAM_PATH_VARIABLE];
+  if (pre.preloaded) {
+    log(1, `python worker (pid ${pre.pid}) forked by the preloader`);
+    return new PrestartedWorker(pre.pid, channel, stdout, stderr, paths, new net.Socket({ fd: pre.preloaded.status, readable: true, writable: false }));
+  }
   log(1, `python worker (pid ${pre.pid}) started by the launcher`);
-  return new PrestartedWorker(pre.pid, channel, stdout, stderr, programPathEnv(cwd, interpreter.env)[PROGRAM_PATH_VARIABLE]);
+  return new PrestartedWorker(pre.pid, channel, stdout, stderr, paths);
 }
 
 /** The launcher's worker when the host will not run it (another interpreter, or none usable): killed, its descriptors closed. */
 export function discard(pre: Prestarted, why: string): void {
   log(1, `the launcher's python worker (pid ${pre.pid}) is not used: ${why}`);
   signal(pre.pid, "SIGKILL");
-  for (const fd of [pre.channel, pre.stdout, pre.stderr]) {
+  for (const fd of [pre.channel, pre.stdout, pre.stderr, ...(pre.preloaded ? [pre.preloaded.status] : [])]) {
     try {
       closeSync(fd);
     } catch {
@@ -139,8 +193,19 @@ class PrestartedWorker implements WorkerHandle {
     readonly stderr: net.Socket,
     /** Sent first (WorkerProcess): the worker's program paths, as PROGRAM_PATH_VARIABLE holds them. */
     readonly programPaths: string,
+    /** A forked worker's: the preloader's connection, on which it says how the worker ended (`exit <wait status>`). */
+    private readonly status?: net.Socket,
   ) {
     this.timer = setInterval(() => this.poll(), IDLE_POLL_MS).unref();
+    if (status) {
+      let said = "";
+      status.on("data", (chunk: Buffer) => {
+        said += chunk.toString("latin1");
+        const m = /^exit (\d+)\n/.exec(said);
+        if (m) this.ended(decodeWaitStatus(Number(m[1])));
+      });
+      status.on("error", () => undefined).on("close", () => this.watchClosely());
+    }
     const soon = () => this.watchClosely();
     channel.once("end", soon).once("close", soon).on("error", () => undefined);
     stderr.once("end", soon).once("close", soon).on("error", () => undefined);
@@ -166,11 +231,26 @@ class PrestartedWorker implements WorkerHandle {
   }
 
   private poll(): void {
-    const exit = exitOf(this.pid);
-    if (!exit) return;
+    // A forked worker is the preloader's child: it says how the worker ended, unless it is gone too.
+    const exit = this.status ? (this.status.destroyed && !alive(this.pid) ? { code: null, signal: null } : undefined) : exitOf(this.pid);
+    if (exit) this.ended(exit);
+  }
+
+  private ended(exit: { code: number | null; signal: string | null }): void {
+    if (this.exit) return;
     this.exit = exit;
     clearInterval(this.timer);
+    this.status?.destroy();
     for (const l of this.listeners.splice(0)) l(exit);
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -194,6 +274,11 @@ export function exitOf(pid: number, proc = "/proc"): { code: number | null; sign
   if (state !== "Z" && state !== "X") return undefined;
   const status = Number(fields[49]);
   if (!Number.isInteger(status)) return { code: null, signal: null };
+  return decodeWaitStatus(status);
+}
+
+/** A wait status (waitpid's) as an exit code or a signal's name. */
+export function decodeWaitStatus(status: number): { code: number | null; signal: string | null } {
   const sig = status & 0x7f;
   if (sig === 0) return { code: (status >> 8) & 0xff, signal: null };
   const name = Object.entries(constants.signals).find(([, n]) => n === sig)?.[0];

@@ -2,6 +2,18 @@
 import { fileURLToPath } from "node:url";
 
 export const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+
+// The Python launcher's preloader (python-stub/preloader.py) stays off in the tests unless one turns it
+// on (test/python/preloader.test.ts): with it, which worker serves a test would depend on the tests before.
+// The benchmarks put it back as users have it (usersPreload).
+const PRELOAD_AS_GIVEN = process.env.PULUMI_DYNAMIC_HOST_PRELOAD;
+process.env.PULUMI_DYNAMIC_HOST_PRELOAD ??= "0";
+
+/** Undoes the tests' default above: the preloader as the user's environment has it (on, unless switched off). */
+export function usersPreload(): void {
+  if (PRELOAD_AS_GIVEN === undefined) delete process.env.PULUMI_DYNAMIC_HOST_PRELOAD;
+  else process.env.PULUMI_DYNAMIC_HOST_PRELOAD = PRELOAD_AS_GIVEN;
+}
 export const FIXTURES = `${REPO}test/fixtures/`;
 /** The provider scenario modules the conformance cases name, shipped in the package (src/conformance/scenarios). */
 export const SCENARIOS = `${REPO}src/conformance/scenarios/`;

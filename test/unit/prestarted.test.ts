@@ -6,7 +6,9 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { exitOf, expectedWorker, mismatch, takePrestarted } from "../../src/python-bridge/prestarted.js";
+import { execFileSync } from "node:child_process";
+import { envDigest, exitOf, expectedWorker, mismatch, takePrestarted } from "../../src/python-bridge/prestarted.js";
+import { REPO, VENV_PYTHON } from "../helpers/paths.js";
 import { workerScript } from "../../src/python-bridge/worker-settings.js";
 
 describe("the launcher's python worker (prestarted.ts)", function () {
@@ -40,6 +42,25 @@ describe("the launcher's python worker (prestarted.ts)", function () {
     expect(takePrestarted(env)).to.equal(undefined);
     expect(takePrestarted({ PULUMI_DYNAMIC_HOST_PRESTARTED: "1" })).to.equal(undefined);
     expect(takePrestarted({ PULUMI_DYNAMIC_HOST_PRESTARTED: "x 3 4 5 python" })).to.equal(undefined);
+  });
+
+  it("reads a worker the preloader forked: the descriptor its exit is reported on and its environment's digest first", function () {
+    const env: NodeJS.ProcessEnv = { PULUMI_DYNAMIC_HOST_PRESTARTED: "P9:0a1b2c3d 4242 3 5 7 /usr/bin/python3", PULUMI_DYNAMIC_HOST_PRELOAD_NOTE: "x" };
+    expect(takePrestarted(env)).to.deep.equal({ pid: 4242, channel: 3, stdout: 5, stderr: 7, python: "/usr/bin/python3", preloaded: { status: 9, envDigest: "0a1b2c3d" } });
+    expect(env).to.deep.equal({});
+    expect(takePrestarted({ PULUMI_DYNAMIC_HOST_PRESTARTED: "P9: 4242 3 5 7 python" })).to.equal(undefined);
+  });
+
+  it("digests an environment as the launcher does (prestart.py), so that the same one matches and any change does not", function () {
+    const env = { PATH: "/venv/bin:/usr/bin", "É": "ü\n=x", EMPTY: "", Z: "1", a: "2" };
+    const script = `import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("prestart", "${REPO}python-stub/prestart.py")
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+print(m._env_digest(json.loads(sys.argv[1])))`;
+    const python = execFileSync(VENV_PYTHON, ["-c", script, JSON.stringify(env)], { encoding: "utf8" }).trim();
+    expect(envDigest(env)).to.equal(python);
+    expect(envDigest({ ...env, Z: "2" })).to.not.equal(python);
+    expect(envDigest({ PATH: env.PATH })).to.not.equal(python);
   });
 
   it("expects the argv and environment the host gives its first worker, with the marker the worker reads", function () {

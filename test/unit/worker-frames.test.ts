@@ -20,7 +20,7 @@ json.dump({"ours": list(error_shape.OUR_FILES), "shown": shown}, sys.stdout)
 
 // The modules worker.py loads whose code never runs between the serving loop and the user's code
 // (the channel, the threads below the loop, output capture, the where/hint text, the debugger).
-const NOT_ON_THE_WAY = ["protocol.py", "threads.py", "output_capture.py", "error_hints.py", "debugging.py"];
+const NOT_ON_THE_WAY = ["protocol.py", "threads.py", "output_capture.py", "error_hints.py", "debugging.py", "preloader.py"];
 
 describe("python-stub: the worker's own files, left out of users' tracebacks", function () {
   let ours: string[];

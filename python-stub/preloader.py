@@ -1,0 +1,302 @@
+"""The preloader: a worker that has imported everything, and forks a fresh worker for each plugin start.
+
+A worker's start is mostly its interpreter's start and `import pulumi` (with
+dill, grpc and protobuf): about 150-300 ms, paid again by every engine command.
+The preloader pays it once per environment. It is this worker's own entry point,
+worker.py, run with PULUMI_DYNAMIC_HOST_PRELOADER set (by python-stub/prestart.py,
+detached, when a start found none): it loads every module a worker loads, then
+instead of serving a channel it listens on an owner-only Unix socket. For each
+plugin start, prestart.py sends the worker's three descriptors (channel, stdout,
+stderr) with its cwd, umask and environment; the preloader forks, and the child
+takes them on 3, 1 and 2, takes the cwd, umask and environment, and returns
+to worker.py, which serves the channel as any worker that the launcher started.
+Its exit status goes back on the connection, which the host holds
+(src/python-bridge/prestarted.ts).
+
+It never serves what a fresh worker would not have been:
+- its key (prestart.py): the user, the interpreter's path and file, the worker's
+  files, every variable that changes what Python imports; a request must bring
+  the same key, whole;
+- a file it loaded, the interpreter, or a directory on sys.path changed since it
+  loaded them (pip installed or upgraded something, the host was updated): it
+  declines ("stale"), stops listening and exits once its workers did;
+- the program directory holds a module that a fresh worker would have imported
+  instead of the one it loaded (a `dill.py` beside the program): it declines;
+- anything else fails: prestart.py starts a fresh worker, the host says why at -v.
+
+It exits after PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S seconds (600) with no request
+and no worker. PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps it from being used or started.
+docs/preloader.md has the whole design.
+
+Who calls: worker.py, after loading its modules, when the variable is set.
+"""
+
+import array
+import importlib
+import importlib.machinery
+import os
+import selectors
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+
+
+def _stat(path):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _module_files():
+    files = set()
+    for module in list(sys.modules.values()):
+        f = getattr(module, "__file__", None)
+        if isinstance(f, str):
+            files.add(f)
+    return files
+
+
+def _module_names():
+    """The top-level names of the modules loaded: a program directory entry with one of them would shadow it."""
+    return {name.partition(".")[0] for name in sys.modules if not name.startswith("_pulumi_dynamic_host_") and name != "__main__"}
+
+
+def _entry_module(entry):
+    """The module name a directory entry would be imported as: `x.py`, `x.cpython-311-….so`, `x/`."""
+    for suffix in importlib.machinery.all_suffixes():
+        if entry.endswith(suffix):
+            return entry[: -len(suffix)]
+    return entry if "." not in entry else None
+
+
+class Preloader:
+    def __init__(self):
+        self.path = os.environ.pop("PULUMI_DYNAMIC_HOST_PRELOADER")
+        self.key = os.environ.pop("PULUMI_DYNAMIC_HOST_PRELOAD_KEY")
+        self.lock = int(os.environ.pop("PULUMI_DYNAMIC_HOST_PRELOAD_LOCK_FD"))
+        self.idle_s = float(os.environ.get("PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S", "600"))
+        self.home = os.getcwd()
+        self.names = _module_names()
+        # Its own directory (sys.path[0] until a worker takes the program's) changes with every socket.
+        watched = _module_files() | {sys.executable} | {p for p in sys.path if p and p != self.home and os.path.isdir(p)}
+        self.stats = {f: _stat(f) for f in watched}
+        self.children = {}  # pid -> the connection its exit is reported on
+        self.listening = None
+        self.selector = selectors.DefaultSelector()
+
+    # --- requests ---
+
+    def stale(self):
+        """The first file, directory or interpreter that changed since they were loaded, or None."""
+        for f, was in self.stats.items():
+            if _stat(f) != was:
+                return f
+        return None
+
+    def shadowed(self, cwd):
+        """A module the preloader loaded that a file in the program directory would have shadowed, or None."""
+        try:
+            entries = os.listdir(cwd)
+        except OSError:
+            return None
+        for entry in entries:
+            name = _entry_module(entry)
+            if name in self.names:
+                return entry, name
+        return None
+
+    def read_request(self, conn):
+        """The request on `conn`: (fds, key, cwd, umask, env)."""
+        size = socket.CMSG_SPACE(3 * array.array("i").itemsize)
+        data, ancillary, _flags, _addr = conn.recvmsg(65536, size)
+        fds = array.array("i")
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(payload[: len(payload) - (len(payload) % fds.itemsize)])
+        fds = list(fds)
+        try:
+            if len(data) < 10:
+                raise ValueError("a short request")
+            length = int(data[:10])
+            data = data[10:]
+            while len(data) < length:
+                chunk = conn.recv(min(1 << 20, length - len(data)))
+                if not chunk:
+                    raise ValueError("a truncated request")
+                data += chunk
+            fields = [os.fsdecode(f) for f in data.split(b"\0")]
+            if len(fds) != 3 or len(fields) < 3:
+                raise ValueError("a malformed request")
+            key, cwd, umask = fields[0], fields[1], int(fields[2], 8)
+            env = dict(entry.split("=", 1) for entry in fields[3:])
+        except Exception:
+            for fd in fds:
+                os.close(fd)
+            raise
+        return fds, key, cwd, umask, env
+
+    def answer(self, conn):
+        """One request: forks the worker and says its pid, or says why not. Returns in the child."""
+        conn.settimeout(2)
+        uid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))[1]
+        if uid != os.getuid():
+            conn.close()
+            return False
+        fds, key, cwd, umask, env = self.read_request(conn)
+        why = None
+        if key != self.key:
+            why = "declined another environment"
+        elif self.stale() is not None:
+            why = "declined stale: %s changed since it was loaded" % self.stale()
+        elif threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
+            why = "declined threads are running in it"
+        else:
+            shadow = self.shadowed(cwd)
+            if shadow is not None:
+                why = "declined the program directory has %s, which a worker would import as %s" % shadow
+        if why is not None:
+            for fd in fds:
+                os.close(fd)
+            try:
+                conn.sendall(why.encode("utf-8", "replace") + b"\n")
+            finally:
+                conn.close()
+            if why.startswith("declined stale"):
+                self.stop_listening()
+            return False
+        pid = os.fork()
+        if pid == 0:
+            conn.close()
+            self.become_worker(fds, cwd, umask, env)
+            return True
+        for fd in fds:
+            os.close(fd)
+        try:
+            conn.sendall(b"pid %d\n" % pid)
+        except OSError:
+            pass  # the launcher gave up: the worker ends when its channel does
+        conn.setblocking(False)
+        self.children[pid] = conn
+        self.selector.register(conn, selectors.EVENT_READ, "status")
+        return False
+
+    def become_worker(self, fds, cwd, umask, env):
+        """In the fork: the worker prestart.py asked for, as if the launcher had started it."""
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        self.selector.close()
+        if self.listening is not None:
+            self.listening.close()
+        for conn in self.children.values():
+            conn.close()
+        os.close(self.lock)
+        for fd in (self.wake_r, self.wake_w):
+            os.close(fd)
+        channel, out, err = fds
+        os.dup2(channel, 3)
+        os.dup2(out, 1)
+        os.dup2(err, 2)
+        for fd in fds:
+            if fd > 3:
+                os.close(fd)
+        os.umask(umask)
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(env)
+        os.environ.pop("PULUMI_DYNAMIC_HOST_PRESTARTED", None)
+        time.tzset()
+        # As program_path.place left a launcher's worker: the program directory first, until its paths arrive.
+        if sys.path and sys.path[0] == self.home:
+            sys.path[0] = os.getcwd()
+        importlib.invalidate_caches()
+
+    # --- the loop ---
+
+    def stop_listening(self):
+        if self.listening is None:
+            return
+        # Unlinked while the lock is held: no other preloader can have bound the path yet.
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        self.selector.unregister(self.listening)
+        self.listening.close()
+        self.listening = None
+        os.close(self.lock)
+        self.lock = os.open("/dev/null", os.O_RDONLY)
+
+    def reap(self):
+        while self.children:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            conn = self.children.pop(pid, None)
+            if conn is not None:
+                try:
+                    self.selector.unregister(conn)
+                    conn.setblocking(True)
+                    conn.settimeout(1)
+                    conn.sendall(b"exit %d\n" % status)
+                except (OSError, KeyError, ValueError):
+                    pass
+                conn.close()
+
+    def serve(self):
+        """Answers requests until idle or stale; returns only in a forked worker."""
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_w, False)
+        signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        self.selector.register(self.wake_r, selectors.EVENT_READ, "wake")
+        try:
+            os.unlink(self.path)  # a dead preloader's: this one holds the lock
+        except FileNotFoundError:
+            pass
+        listening = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listening.bind(self.path)
+        os.chmod(self.path, 0o600)
+        listening.listen(64)
+        self.listening = listening
+        self.selector.register(listening, selectors.EVENT_READ, "listen")
+        last = time.monotonic()
+        while self.listening is not None or self.children:
+            for k, _ in self.selector.select(timeout=min(self.idle_s, 60)):
+                if k.data == "wake":
+                    os.read(self.wake_r, 512)
+                    self.reap()
+                elif k.data == "listen":
+                    last = time.monotonic()
+                    try:
+                        conn, _ = self.listening.accept()
+                    except OSError:
+                        continue
+                    try:
+                        if self.answer(conn):
+                            return
+                    except Exception:  # noqa: BLE001 - one bad request never stops the preloader
+                        conn.close()
+                elif k.data == "status":
+                    # The host went away: it no longer waits for this worker's exit.
+                    try:
+                        if k.fileobj.recv(64) == b"":
+                            self.selector.unregister(k.fileobj)
+                    except OSError:
+                        self.selector.unregister(k.fileobj)
+            self.reap()
+            if self.listening is not None and not self.children and time.monotonic() - last >= self.idle_s:
+                self.stop_listening()
+        os._exit(0)
+
+
+def serve_until_forked():
+    """worker.py's preloader mode: returns in each forked worker, never in the preloader itself."""
+    Preloader().serve()

@@ -1,0 +1,206 @@
+// The preloader (python-stub/preloader.py, started by prestart.py; docs/preloader.md): a worker that
+// imported everything waits on an owner-only socket and forks a fresh worker for each start of
+// pulumi-resource-pulumi-python. A forked worker must be the worker a fresh start would have given:
+// the same sys.path and environment, the start's cwd and umask, no state of earlier workers; how it
+// ends is reported as any worker's. A stale, shadowed, dead or switched-off preloader never costs a
+// start: a fresh worker serves, and the host says why at -v. Started as the engine starts the plugin.
+import { expect } from "chai";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { pythonProvider } from "../helpers/payloads.js";
+import { PYTHON_PROGRAM } from "../helpers/paths.js";
+import { ENGINE_ADDRESS, Plugin, type LaunchOptions } from "../helpers/plugin.js";
+import { parentOf, processState } from "../helpers/proc.js";
+
+const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
+const LOUD = ["--logtostderr", "-v=1", ENGINE_ADDRESS];
+
+interface Facts {
+  sysPath: string[];
+  environ: Record<string, string>;
+  pid: number;
+  ppid: number;
+  cwd: string;
+  umask: number;
+  argv: string[];
+}
+
+async function create<T>(p: Plugin, name: string, provider: string): Promise<T> {
+  const a = await p.client.create({ urn: urn(name), properties: { __provider: pythonProvider(provider, "python_launcher_providers.py") } });
+  expect(a.code, `${a.details}\n${p.stderr}`).to.equal(0);
+  return a.view.properties as T;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interpreter's start", function () {
+  const started: Plugin[] = [];
+  let runtimeDir: string;
+  let socketDir: string;
+  let env: NodeJS.ProcessEnv;
+  const launch = async (opts: LaunchOptions = {}) => {
+    const p = await Plugin.launch("ours", { language: "python", args: LOUD, ...opts, env: { ...env, ...opts.env } });
+    started.push(p);
+    return p;
+  };
+  /** The pid of the preloader listening in the socket directory, once one does (its lock file holds its pid). */
+  const preloader = async (): Promise<number> => {
+    for (let i = 0; i < 400; i++) {
+      const sock = fs.existsSync(socketDir) ? fs.readdirSync(socketDir).find((f) => f.endsWith(".sock")) : undefined;
+      if (sock) {
+        const listening = await new Promise<boolean>((resolve) => {
+          const c = net.connect(path.join(socketDir, sock));
+          c.once("connect", () => (c.destroy(), resolve(true))).once("error", () => resolve(false));
+        });
+        const pid = Number(fs.readFileSync(path.join(socketDir, sock.replace(/\.sock$/, ".lock")), "utf8").trim());
+        if (listening && pid > 0) return pid;
+      }
+      await sleep(50);
+    }
+    throw new Error(`no preloader listens in ${socketDir}`);
+  };
+  const preloaders = () => (fs.existsSync(socketDir) ? fs.readdirSync(socketDir).filter((f) => f.endsWith(".lock")) : []).map((f) => Number(fs.readFileSync(path.join(socketDir, f), "utf8").trim()));
+  const stopPreloaders = async () => {
+    for (const pid of preloaders()) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {
+        // Gone already.
+      }
+    }
+    await sleep(100);
+    fs.rmSync(socketDir, { recursive: true, force: true });
+  };
+
+  beforeEach(function () {
+    runtimeDir = fs.mkdtempSync(path.join(os.tmpdir(), "preloader-"));
+    fs.chmodSync(runtimeDir, 0o700);
+    socketDir = path.join(runtimeDir, "pulumi-dynamic-host");
+    env = { XDG_RUNTIME_DIR: runtimeDir, PULUMI_DYNAMIC_HOST_PRELOAD: "1", PULUMI_DYNAMIC_HOST_PRELOAD_DELAY_MS: "0", PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S: "120" };
+  });
+  afterEach(async function () {
+    await Promise.all(started.splice(0).map((p) => p.stop()));
+    await stopPreloaders();
+    fs.rmSync(runtimeDir, { recursive: true, force: true });
+  });
+
+  it("a start that finds none starts a fresh worker, as before, and leaves a preloader for the next", async function () {
+    const p = await launch();
+    const f = await create<Facts>(p, "first", "facts");
+    expect(p.stderr).to.contain("python worker: fresh worker: none: No such file or directory");
+    expect(p.stderr).to.contain(`python worker (pid ${f.pid}) started by the launcher`);
+    expect(f.ppid).to.equal(p.child.pid);
+    const pid = await preloader();
+    expect(parentOf(pid), "detached: not the plugin's child").to.not.equal(p.child.pid);
+    expect(fs.statSync(socketDir).mode & 0o777).to.equal(0o700);
+  });
+
+  it("the next start's worker is its fork: the sys.path, environment, argv, cwd and umask of a fresh worker, and nothing of an earlier one", async function () {
+    await (await launch()).stop();
+    const pid = await preloader();
+    // A fresh worker to compare with, in another directory and umask than the preloader was started in.
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "preloader-program-"));
+    fs.cpSync(PYTHON_PROGRAM, cwd, { recursive: true });
+    const fresh = await launch({ cwd, env: { PULUMI_DYNAMIC_HOST_PRELOAD: "0", THIS_START: "fresh" } });
+    const a = await create<Facts>(fresh, "fresh", "facts");
+    const forked = await launch({ cwd, env: { THIS_START: "forked" } });
+    const b = await create<Facts>(forked, "forked", "facts");
+    expect(forked.stderr).to.contain(`python worker (pid ${b.pid}) forked by the preloader`);
+    expect(forked.stderr).to.not.contain("fresh worker");
+    expect(b.ppid, "the preloader's child").to.equal(pid);
+    expect(b.sysPath).to.deep.equal(a.sysPath);
+    expect([b.cwd, b.umask, b.argv]).to.deep.equal([a.cwd, a.umask, a.argv]);
+    expect(b.environ.THIS_START).to.equal("forked");
+    for (const e of [a.environ, b.environ]) delete e.PULUMI_DYNAMIC_HOST_PRELOAD, delete e.THIS_START;
+    expect(b.environ).to.deep.equal(a.environ);
+    // Each forked worker starts from the preloader's state, never an earlier worker's.
+    expect((await create<{ seen: number }>(forked, "mark-1", "mark")).seen).to.equal(0);
+    expect((await create<{ seen: number }>(forked, "mark-2", "mark")).seen, "the same worker's mark").to.equal(b.pid);
+    await forked.stop();
+    const again = await launch({ cwd });
+    expect((await create<{ seen: number }>(again, "mark-3", "mark")).seen).to.equal(0);
+    expect(again.stderr).to.contain("forked by the preloader");
+    fs.rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it("a forked worker's death is reported as any worker's, with how it ended, and another serves", async function () {
+    await (await launch()).stop();
+    await preloader();
+    const p = await launch();
+    const first = await create<Facts>(p, "first", "facts");
+    expect(p.stderr).to.contain(`python worker (pid ${first.pid}) forked by the preloader`);
+    process.kill(first.pid, "SIGKILL");
+    await p.until(() => p.stderr.includes(`(pid ${first.pid}) exited: was killed by SIGKILL`), "the host to see the worker's death");
+    const second = await create<Facts>(p, "second", "facts");
+    expect(second.pid).to.not.equal(first.pid);
+    expect(second.ppid, "a worker the host spawns itself").to.equal(p.child.pid);
+    for (let i = 0; i < 100 && processState(first.pid) !== undefined; i++) await sleep(50);
+    expect(processState(first.pid), "reaped by the preloader").to.equal(undefined);
+  });
+
+  it("stale (a directory on sys.path changed since it loaded): declines, a fresh worker serves, and a new preloader starts", async function () {
+    const extra = fs.mkdtempSync(path.join(os.tmpdir(), "preloader-path-"));
+    env.PYTHONPATH = extra;
+    await (await launch()).stop();
+    const old = await preloader();
+    fs.writeFileSync(path.join(extra, "newly_installed.py"), "");
+    const p = await launch();
+    const f = await create<Facts>(p, "after", "facts");
+    expect(p.stderr).to.match(new RegExp(`python worker: fresh worker: declined stale: ${extra} changed since it was loaded`));
+    expect(f.ppid).to.equal(p.child.pid);
+    for (let i = 0; i < 100 && processState(old) !== undefined && processState(old) !== "Z"; i++) await sleep(50);
+    expect(processState(old), "the stale preloader exits").to.be.oneOf([undefined, "Z"]);
+    const next = await preloader();
+    expect(next).to.not.equal(old);
+    fs.rmSync(extra, { recursive: true, force: true });
+  });
+
+  it("a program directory that would shadow a module it loaded: declines, a fresh worker serves", async function () {
+    await (await launch()).stop();
+    const pid = await preloader();
+    const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "preloader-shadow-"));
+    fs.cpSync(PYTHON_PROGRAM, cwd, { recursive: true });
+    // A namespace portion beside the program: a fresh worker imports google.protobuf with it on sys.path.
+    fs.mkdirSync(path.join(cwd, "google"));
+    const p = await launch({ cwd });
+    const f = await create<Facts>(p, "shadow", "facts");
+    expect(p.stderr).to.contain("python worker: fresh worker: declined the program directory has google, which a worker would import as google");
+    expect(f.ppid).to.equal(p.child.pid);
+    expect(await preloader(), "still serves other programs").to.equal(pid);
+    fs.rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it("a killed preloader (its socket left behind) costs nothing: a fresh worker, and a new preloader", async function () {
+    await (await launch()).stop();
+    const dead = await preloader();
+    process.kill(dead, "SIGKILL");
+    for (let i = 0; i < 100 && processState(dead) !== undefined && processState(dead) !== "Z"; i++) await sleep(20);
+    const p = await launch();
+    const f = await create<Facts>(p, "after", "facts");
+    expect(p.stderr).to.contain("python worker: fresh worker: none: Connection refused");
+    expect(f.ppid).to.equal(p.child.pid);
+    expect(await preloader()).to.not.equal(dead);
+  });
+
+  it("PULUMI_DYNAMIC_HOST_PRELOAD=0: none is used or started", async function () {
+    env.PULUMI_DYNAMIC_HOST_PRELOAD = "0";
+    const p = await launch();
+    const f = await create<Facts>(p, "off", "facts");
+    await p.stop();
+    await sleep(500);
+    expect(f.ppid).to.equal(p.child.pid);
+    expect(p.stderr).to.not.match(/preload/);
+    expect(fs.existsSync(socketDir)).to.equal(false);
+  });
+
+  it("a directory that is not the user's alone is not used", async function () {
+    fs.mkdirSync(socketDir, { mode: 0o755 });
+    fs.chmodSync(socketDir, 0o755);
+    const p = await launch();
+    await create<Facts>(p, "open", "facts");
+    expect(p.stderr).to.contain("python worker: preloader not used: its directory is not this user's alone");
+    expect(fs.readdirSync(socketDir)).to.deep.equal([]);
+  });
+});
