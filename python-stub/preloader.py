@@ -110,6 +110,20 @@ class Preloader:
                 return entry, name
         return None
 
+    @staticmethod
+    def lower_limit(limits):
+        """A resource limit this process's hard limit cannot give a worker (only root raises one), or None."""
+        import resource
+
+        def value(v):
+            return float("inf") if v == resource.RLIM_INFINITY or v < 0 else v
+
+        for name, _soft, hard in limits:
+            kind = getattr(resource, name, None)
+            if kind is not None and value(resource.getrlimit(kind)[1]) < value(hard) and os.geteuid() != 0:
+                return name
+        return None
+
     def read_request(self, conn):
         """The request on `conn`: (fds, key, cwd, umask, env)."""
         size = socket.CMSG_SPACE(3 * array.array("i").itemsize)
@@ -130,15 +144,20 @@ class Preloader:
                     raise ValueError("a truncated request")
                 data += chunk
             fields = [os.fsdecode(f) for f in data.split(b"\0")]
-            if len(fds) != 3 or len(fields) < 3:
+            if len(fds) != 3 or len(fields) < 4:
                 raise ValueError("a malformed request")
             key, cwd, umask = fields[0], fields[1], int(fields[2], 8)
-            env = dict(entry.split("=", 1) for entry in fields[3:])
+            limits = []
+            for entry in filter(None, fields[3].split(",")):
+                name, _, values = entry.partition("=")
+                soft, hard = values.split(":")
+                limits.append((name, int(soft), int(hard)))
+            env = dict(entry.split("=", 1) for entry in fields[4:])
         except Exception:
             for fd in fds:
                 os.close(fd)
             raise
-        return fds, key, cwd, umask, env
+        return fds, key, cwd, umask, limits, env
 
     def answer(self, conn):
         """One request: forks the worker and says its pid, or says why not. Returns in the child."""
@@ -147,12 +166,14 @@ class Preloader:
         if uid != os.getuid():
             conn.close()
             return False
-        fds, key, cwd, umask, env = self.read_request(conn)
+        fds, key, cwd, umask, limits, env = self.read_request(conn)
         why = None
         if key != self.key:
             why = "declined another environment"
         elif self.stale() is not None:
             why = "declined stale: %s changed since it was loaded" % self.stale()
+        elif self.lower_limit(limits) is not None:
+            why = "declined its %s hard limit is below this start's" % self.lower_limit(limits)
         elif threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
             why = "declined threads are running in it"
         else:
@@ -172,7 +193,7 @@ class Preloader:
         pid = os.fork()
         if pid == 0:
             conn.close()
-            self.become_worker(fds, cwd, umask, env)
+            self.become_worker(fds, cwd, umask, limits, env)
             return True
         for fd in fds:
             os.close(fd)
@@ -185,8 +206,17 @@ class Preloader:
         self.selector.register(conn, selectors.EVENT_READ, "status")
         return False
 
-    def become_worker(self, fds, cwd, umask, env):
+    def become_worker(self, fds, cwd, umask, limits, env):
         """In the fork: the worker prestart.py asked for, as if the launcher had started it."""
+        import resource
+
+        for name, soft, hard in limits:
+            kind = getattr(resource, name, None)
+            if kind is not None and resource.getrlimit(kind) != (soft, hard):
+                try:
+                    resource.setrlimit(kind, (soft, hard))
+                except (ValueError, OSError):
+                    pass  # answer() declined a start whose hard limit it could not give
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         self.selector.close()

@@ -112,16 +112,55 @@ def _escape(text):
     return text.replace("\\", "\\\\").replace("\x1f", "\\x1f")
 
 
+def _where():
+    """
+    The namespaces and control group this process runs in: a worker forked elsewhere
+    would see other files, pids or limits (a container, `unshare`, a systemd scope).
+    """
+    parts = []
+    for ns in ("mnt", "pid", "net", "user", "ipc", "uts"):
+        try:
+            parts.append(os.readlink("/proc/self/ns/" + ns))
+        except OSError:
+            pass
+    try:
+        with open("/proc/self/cgroup", "rb") as f:
+            parts.append(f.read().decode("utf-8", "replace").strip().replace("\n", ";"))
+    except OSError:
+        pass
+    return ",".join(parts)
+
+
 def _key(python, stub, env):
     """
-    What a preloader must have been started with to serve this start: the user, the
-    interpreter (its path and the file it runs), the worker's files, and every
-    variable that changes what Python imports. One line; the preloader compares it whole.
+    What a preloader must have been started with to serve this start: the user, where
+    it runs (_where), the interpreter (its path and the file it runs), the worker's
+    files, and every variable that changes what Python imports. One line; the
+    preloader compares it whole.
     """
     st = os.stat(python)
-    parts = ["pdh-preload-1", "uid=%d" % os.getuid(), "python=" + python, "binary=%d:%d:%d:%d" % (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns), "stub=" + stub]
+    parts = [
+        "pdh-preload-1",
+        "uid=%d:%d" % (os.getuid(), os.getgid()),
+        "where=" + _where(),
+        "python=" + python,
+        "binary=%d:%d:%d:%d" % (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns),
+        "stub=" + stub,
+    ]
     parts += sorted(k + "=" + v for k, v in env.items() if _keyed(k))
     return "\x1f".join(_escape(p) for p in parts)
+
+
+def _limits():
+    """This process's resource limits, which a forked worker takes: `NAME=soft:hard,…`."""
+    import resource
+
+    out = []
+    for name in ("RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_STACK", "RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_CORE", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_MEMLOCK"):
+        if hasattr(resource, name):
+            soft, hard = resource.getrlimit(getattr(resource, name))
+            out.append("%s=%d:%d" % (name, soft, hard))
+    return ",".join(out)
 
 
 def _preload_dir(env):
@@ -178,7 +217,7 @@ def _from_preloader(sock_path, key, env, worker_fds):
     try:
         umask = os.umask(0o22)
         os.umask(umask)
-        message = _fields([key, os.getcwd(), "%o" % umask] + [k + "=" + v for k, v in env.items()])
+        message = _fields([key, os.getcwd(), "%o" % umask, _limits()] + [k + "=" + v for k, v in env.items()])
         import array
 
         fds = array.array("i", worker_fds).tobytes()

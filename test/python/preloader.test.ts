@@ -25,6 +25,7 @@ interface Facts {
   cwd: string;
   umask: number;
   argv: string[];
+  nofile: [number, number];
 }
 
 async function create<T>(p: Plugin, name: string, provider: string): Promise<T> {
@@ -123,6 +124,18 @@ describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interp
     expect((await create<{ seen: number }>(again, "mark-3", "mark")).seen).to.equal(0);
     expect(again.stderr).to.contain("forked by the preloader");
     fs.rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it("a forked worker takes the start's resource limits (the soft limit on open files, lowered by the shell that ran the engine)", async function () {
+    await (await launch()).stop();
+    await preloader();
+    const wrapper = path.join(runtimeDir, "ulimit-launcher");
+    const plugin = (await import("../helpers/paths.js")).OUR_PYTHON_PLUGIN;
+    fs.writeFileSync(wrapper, `#!/bin/sh\nulimit -Sn 321\nexec "${plugin}" "$@"\n`, { mode: 0o755 });
+    const p = await launch({ executable: wrapper });
+    const f = await create<Facts>(p, "limited", "facts");
+    expect(p.stderr).to.contain(`python worker (pid ${f.pid}) forked by the preloader`);
+    expect(f.nofile[0]).to.equal(321);
   });
 
   it("a forked worker's death is reported as any worker's, with how it ended, and another serves", async function () {
