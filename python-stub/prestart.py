@@ -188,12 +188,13 @@ def _fields(items):
 
 
 def _read_line(conn):
+    """One line, byte by byte: what follows it (the worker's exit) is the host's to read."""
     line = b""
     while not line.endswith(b"\n"):
-        chunk = conn.recv(256)
-        if not chunk:
+        byte = conn.recv(1)
+        if not byte:
             break
-        line += chunk
+        line += byte
     return line.decode("utf-8", "replace").strip()
 
 
@@ -288,8 +289,9 @@ def _start_preloader(python, stub, directory, name, key, env):
 
 def _preload(python, stub, env, worker_fds):
     """
-    The worker from this environment's preloader: (pid, note) where pid is None when
-    it did not fork one and `note` says why; starts a preloader where none answers.
+    The worker from this environment's preloader: (pid, note, start). pid is None when
+    it did not fork one, and `note` says why (for the host's -v); `start` is what
+    _start_preloader needs when none answers or the one there is stale, else None.
     """
     if env.get("PULUMI_DYNAMIC_HOST_PRELOAD", "1") == "0":
         return None, None, None
@@ -357,7 +359,10 @@ def main():
             if pid == 0:
                 _child(python, venv, stub, worker_fds, host_fds)
             if start is not None:
-                _start_preloader(start[0], stub, start[1], start[2], start[3], env)
+                try:
+                    _start_preloader(start[0], stub, start[1], start[2], start[3], env)
+                except Exception:  # noqa: BLE001 - the worker is started; no preloader only slows the next start
+                    pass
     except Exception:  # noqa: BLE001 - no worker then: the host starts its own
         _exec_host(host)
         return
