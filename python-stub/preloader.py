@@ -62,8 +62,14 @@ def _module_files():
 
 
 def _module_names():
-    """The top-level names of the modules loaded: a program directory entry with one of them would shadow it."""
-    return {name.partition(".")[0] for name in sys.modules if not name.startswith("_pulumi_dynamic_host_") and name != "__main__"}
+    """
+    The top-level names of the modules a fresh worker imports with the program directory
+    first on sys.path (worker.py notes those loaded before): an entry there named so would
+    be what it imports.
+    """
+    before = getattr(sys.modules["__main__"], "_BEFORE_PROGRAM_PATH", frozenset())
+    names = {name.partition(".")[0] for name in sys.modules if name not in before}
+    return {n for n in names if not n.startswith("_pulumi_dynamic_host_") and n != "__main__"}
 
 
 def _entry_module(entry):
@@ -171,7 +177,7 @@ class Preloader:
         if key != self.key:
             why = "declined another environment"
         elif self.stale() is not None:
-            why = "declined stale: %s changed since it was loaded" % self.stale()
+            why = "declined stale: %s changed since it was loaded" % self.stale()  # stat'ed twice only when stale
         elif self.lower_limit(limits) is not None:
             why = "declined its %s hard limit is below this start's" % self.lower_limit(limits)
         elif threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:

@@ -73,6 +73,10 @@ def _load_sibling(name, path=None):
     return module
 
 
+# What the interpreter loaded before the program directory is on sys.path: nothing there can shadow it
+# (the preloader declines only for the others: preloader.py).
+_BEFORE_PROGRAM_PATH = frozenset(sys.modules)
+
 # The program's import paths, before anything is imported.
 _load_sibling("program_path").place(_here)
 
