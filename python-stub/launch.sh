@@ -8,7 +8,7 @@
 # starts its own when it would have chosen otherwise (as in a project whose
 # runtime is not python, where a .venv or the section's python: may choose
 # another interpreter: src/python-bridge/project-interpreter.ts). Where this script cannot
-# decide (poetry's virtualenv, a virtualenv it does not find, no /proc to check
+# decide (poetry not on PATH, a virtualenv it does not find, no /proc to check
 # the worker by, the knob PULUMI_DYNAMIC_HOST_PRESTART=0), it runs the host
 # alone, which starts its worker itself, as before.
 
@@ -16,11 +16,18 @@ pdh_python=
 if [ "${PULUMI_DYNAMIC_HOST_PRESTART:-1}" != 0 ] && [ -z "${PULUMI_DYNAMIC_HOST_WORKER_SCRIPT:-}" ] && [ -d /proc/self ]; then
   pdh_venv=${PULUMI_RUNTIME_VIRTUALENV:-}
   if [ -z "$pdh_venv" ] && [ "${PULUMI_RUNTIME_TOOLCHAIN:-}" = uv ]; then pdh_venv=.venv; fi
+  # As the reference's launcher: poetry's virtualenv, asked once here; the host takes the answer
+  # (src/cli/launcher-environment.ts) instead of asking again. Poetry's errors go to stderr, as there.
+  if [ -z "$pdh_venv" ] && [ "${PULUMI_RUNTIME_TOOLCHAIN:-}" = poetry ] && command -v poetry >/dev/null 2>&1; then
+    pdh_venv=$(poetry env info --path) || pdh_venv=
+    PULUMI_DYNAMIC_HOST_POETRY_ENV=$pdh_venv
+    export PULUMI_DYNAMIC_HOST_POETRY_ENV
+  fi
   if [ -n "$pdh_venv" ]; then
     pdh_venv=${pdh_venv%/}
     case $pdh_venv in /*) ;; *) pdh_venv=$PWD/$pdh_venv ;; esac
     if [ -f "$pdh_venv/bin/python" ]; then pdh_python=$pdh_venv/bin/python; fi
-  elif [ "${PULUMI_RUNTIME_TOOLCHAIN:-}" != poetry ]; then
+  elif [ "${PULUMI_RUNTIME_TOOLCHAIN:-}" != poetry ] || [ -n "${PULUMI_DYNAMIC_HOST_POETRY_ENV+x}" ]; then
     pdh_python=${PULUMI_PYTHON_CMD:-python3}
     command -v "$pdh_python" >/dev/null 2>&1 || pdh_python=
   fi

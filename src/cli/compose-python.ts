@@ -7,7 +7,8 @@ import type { ServedRuntime } from "../host/serve.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { log } from "../host/diagnostics/log.js";
 import { adopt, discard, takePrestarted } from "../python-bridge/prestarted.js";
-import { resolveProjectInterpreter } from "../python-bridge/project-interpreter.js";
+import { realProjectDeps, resolveProjectInterpreter } from "../python-bridge/project-interpreter.js";
+import { launcherPoetryEnv } from "./launcher-environment.js";
 import { readProjectPython } from "../python-bridge/project-python.js";
 import { workerSettings } from "../python-bridge/worker-settings.js";
 
@@ -18,7 +19,10 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
   const prestarted = takePrestarted();
   // A Python project's interpreter as the reference launcher picks it; another runtime's by its own rules
   // (project-interpreter.ts), read from Pulumi.yaml once, here.
-  const resolved = resolveProjectInterpreter(cwd, process.env, await readProjectPython(cwd));
+  // Poetry's virtualenv as the launcher asked it, if it did (one `poetry env info` per start, not two).
+  const poetry = launcherPoetryEnv;
+  const deps = poetry === undefined ? realProjectDeps : { ...realProjectDeps, poetryEnvPath: () => poetry };
+  const resolved = resolveProjectInterpreter(cwd, process.env, await readProjectPython(cwd), deps);
   if (!resolved.ok && "unusable" in resolved) {
     // Not fatal: each request that needs Python fails naming itself and the fix.
     log(1, `no usable python for this project: ${resolved.unusable.problem} (chosen by ${resolved.unusable.choice.why})`);

@@ -93,6 +93,20 @@ describe("pulumi-resource-pulumi-python's launcher: the worker starts beside the
     });
   }
 
+  it("toolchain poetry: the launcher asks poetry for the virtualenv once, as the reference's launcher does, and its worker runs there", async function () {
+    // A poetry that answers the test virtualenv and counts how often it is asked.
+    const bin = path.join(scratch, "poetry-bin");
+    const asked = path.join(scratch, "poetry-asked");
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, "poetry"), `#!/bin/sh\necho "$*" >> "${asked}"\necho "${TEST_VENV}/"\n`, { mode: 0o755 });
+    const p = await launch({ env: { PULUMI_RUNTIME_TOOLCHAIN: "poetry", PULUMI_RUNTIME_VIRTUALENV: "", PATH: `${bin}:${process.env.PATH}` } });
+    const f = await facts(p, "poetry");
+    expect(p.stderr).to.contain(`python worker (pid ${f.pid}) started by the launcher`);
+    expect(fs.readFileSync(asked, "utf8")).to.equal("env info --path\n");
+    expect(f.environ.PATH.split(":")[0]).to.equal(`${TEST_VENV}/bin`);
+    expect(Object.keys(f.environ).filter((k) => k.includes("POETRY_ENV"))).to.deep.equal([]);
+  });
+
   it("the launcher's worker killed: reported as any worker's death, replaced, and reaped once the host exits", async function () {
     const p = await launch({});
     const first = await facts(p, "first");
