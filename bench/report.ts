@@ -10,6 +10,8 @@ export interface PluginSpec {
   language: "nodejs" | "python";
   /** Ours as installed (installed-hosts.ts): run only when named in --plugins. */
   installed?: "npm" | "npm-node-entry" | "executable";
+  /** Variables the plugin is started with (a variant of ours: run only when named in --plugins). */
+  env?: Record<string, string>;
 }
 
 /** Every plugin the bench runs, in the order of its tables. */
@@ -18,6 +20,7 @@ export const PLUGINS: PluginSpec[] = [
   { id: "python-ref", label: "Python reference", kind: "reference", language: "python" },
   { id: "ours-node", label: "ours, Node mode", kind: "ours", language: "nodejs" },
   { id: "ours-python", label: "ours, Python mode", kind: "ours", language: "python" },
+  { id: "ours-python-fresh", label: "ours, Python mode, no preloader (every start a fresh worker)", kind: "ours", language: "python", env: { PULUMI_DYNAMIC_HOST_PRELOAD: "0" } },
   { id: "ceiling", label: "ceiling (calibration)", kind: "ceiling", language: "nodejs" },
   { id: "npm-node", label: "ours npm-installed, Node mode", kind: "ours", language: "nodejs", installed: "npm" },
   { id: "npm-python", label: "ours npm-installed, Python mode", kind: "ours", language: "python", installed: "npm" },
@@ -27,7 +30,7 @@ export const PLUGINS: PluginSpec[] = [
 ];
 
 /** What a run without --plugins measures: all but the installed copies. */
-export const DEFAULT_PLUGINS = PLUGINS.filter((p) => !p.installed);
+export const DEFAULT_PLUGINS = PLUGINS.filter((p) => !p.installed && !p.env);
 
 /** The plugins every ratio is taken against. */
 export const BASELINES = [

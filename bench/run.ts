@@ -95,7 +95,8 @@ function installedPlugin(how: NonNullable<PluginSpec["installed"]>, language: La
 async function launch(spec: PluginSpec): Promise<Plugin> {
   const hostNodeOptions = spec.kind === "ours" ? process.env.BENCH_HOST_NODE_OPTIONS : undefined;
   const executable = spec.installed ? installedPlugin(spec.installed, spec.language) : undefined;
-  const plugin = await Plugin.launch(spec.kind, { language: spec.language, executable, ...(hostNodeOptions ? { env: { NODE_OPTIONS: hostNodeOptions } } : {}) });
+  const env = { ...spec.env, ...(hostNodeOptions ? { NODE_OPTIONS: hostNodeOptions } : {}) };
+  const plugin = await Plugin.launch(spec.kind, { language: spec.language, executable, env });
   live.add(plugin);
   return plugin;
 }
