@@ -310,6 +310,7 @@ export function formatEngineReport(all: Lifecycle[], opts: Pick<Options, "langua
   const fmt = (c: Cell | undefined) => (c ? `${c.median.toFixed(2)} s ±${Math.round(c.spread * 100)}%` : "—");
   const ms = (v: number | undefined, n: number) => (v === undefined ? "—" : ((v * 1000) / n).toFixed(2));
   const mib = (v: number | undefined) => (v === undefined ? "—" : v.toFixed(0));
+  const sec = (v: number | undefined) => (v === undefined ? "—" : v.toFixed(2));
   const lines: string[] = [];
   for (const language of opts.languages) {
     for (const provider of opts.providers) {
@@ -318,9 +319,9 @@ export function formatEngineReport(all: Lifecycle[], opts: Pick<Options, "langua
         const heading = provider === "declared" ? "declared provider (reference: the trivial provider serialized)" : `${provider} provider`;
         lines.push("", `### ${language}, ${heading}, N = ${n} (${opts.rounds} round${opts.rounds > 1 ? "s" : ""}, medians)`, "");
         lines.push(
-          "| step | floor | ours | reference | ours ÷ reference | above the floor: ours ÷ reference | plugin CPU ms/resource: ours | reference | host CPU ms/resource: ours | reference | peak RSS MiB, host: ours | reference | peak RSS MiB, all plugin processes: ours | reference |",
+          "| step | floor | ours | reference | ours ÷ reference | above the floor: ours ÷ reference | plugin CPU ms/resource: ours | reference | host CPU ms/resource: ours | reference | peak RSS MiB, host: ours | reference | peak RSS MiB, all plugin processes: ours | reference | host waiting for a CPU s: ours | reference | engine CPU s: ours | reference |",
         );
-        lines.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+        lines.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (const step of STEPS) {
           const floor = pick(all, language, "floor", "none", undefined, step);
           const ours = pick(all, language, "ours", provider, n, step);
@@ -331,7 +332,8 @@ export function formatEngineReport(all: Lifecycle[], opts: Pick<Options, "langua
           lines.push(
             `| ${step} | ${fmt(floor)} | ${fmt(ours)} | ${fmt(ref)} | ${ratio} | ${above} | ` +
               `${ms(u("ours", "cpuSeconds"), n)} | ${ms(u("reference", "cpuSeconds"), n)} | ${ms(u("ours", "hostCpuSeconds"), n)} | ${ms(u("reference", "hostCpuSeconds"), n)} | ` +
-              `${mib(u("ours", "peakHostRssMiB"))} | ${mib(u("reference", "peakHostRssMiB"))} | ${mib(u("ours", "peakRssMiB"))} | ${mib(u("reference", "peakRssMiB"))} |`,
+              `${mib(u("ours", "peakHostRssMiB"))} | ${mib(u("reference", "peakHostRssMiB"))} | ${mib(u("ours", "peakRssMiB"))} | ${mib(u("reference", "peakRssMiB"))} | ` +
+              `${sec(u("ours", "hostRunQueueSeconds"))} | ${sec(u("reference", "hostRunQueueSeconds"))} | ${sec(u("ours", "engineCpuSeconds"))} | ${sec(u("reference", "engineCpuSeconds"))} |`,
           );
         }
       }
@@ -401,7 +403,11 @@ export async function runEngineBench(argv: string[]): Promise<void> {
               all.push(l);
               progress(
                 `round ${round}: ${language} ${kind} ${provider} n=${n}: ` +
-                  STEPS.map((s) => `${s} ${l.seconds[s].toFixed(2)}s (plugin CPU ${l.usage[s].cpuSeconds.toFixed(2)}s, peak RSS host ${l.usage[s].peakHostRssMiB.toFixed(0)} / all ${l.usage[s].peakRssMiB.toFixed(0)} MiB)`).join(", "),
+                  STEPS.map(
+                    (s) =>
+                      `${s} ${l.seconds[s].toFixed(2)}s (plugin CPU ${l.usage[s].cpuSeconds.toFixed(2)}s, host waiting for a CPU ${l.usage[s].hostRunQueueSeconds.toFixed(2)}s, ` +
+                      `engine CPU ${l.usage[s].engineCpuSeconds.toFixed(2)}s, peak RSS host ${l.usage[s].peakHostRssMiB.toFixed(0)} / all ${l.usage[s].peakRssMiB.toFixed(0)} MiB)`,
+                  ).join(", "),
               );
               write();
             }

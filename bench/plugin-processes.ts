@@ -12,6 +12,13 @@
 // one reading. CPU is user + system time, the last reading of each process:
 // what a process spent in its last 100 ms before it exited is not seen, which
 // for a plugin at the end of a step is its shutdown.
+//
+// Two more readings say where a step's wall time went when the plugin's CPU
+// does not: how long the host's main thread was ready to run but waited for a
+// CPU (/proc/<pid>/schedstat, the run-queue delay: on a loaded machine a
+// plugin answering at the engine's parallelism waits about as long as it
+// runs), and the CPU of the engine's own processes (the `pulumi` CLI, not the
+// plugins, nor a program in this process), which shares the machine's cores.
 import fs from "node:fs";
 import { CLOCK_TICKS, PAGE_SIZE, preloadedWorkers } from "./measure.js";
 
@@ -27,6 +34,10 @@ export interface PluginUsage {
   cpuSeconds: number;
   /** The same, of the hosts alone. */
   hostCpuSeconds: number;
+  /** How long the hosts' main threads were runnable but waiting for a CPU (run-queue delay), seconds; 0 where schedstat is missing. */
+  hostRunQueueSeconds: number;
+  /** User + system CPU of the engine's processes (`pulumi`) under this one, seconds. */
+  engineCpuSeconds: number;
   /** How many plugin processes were seen, and how many readings were taken. */
   processes: number;
   samples: number;
@@ -53,6 +64,16 @@ function readProc(pid: number): Proc | undefined {
   }
 }
 
+/** The run-queue delay of `pid`'s main thread so far, in seconds (0 when the kernel does not say). */
+function runQueueSeconds(pid: number): number {
+  try {
+    const delayNs = Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]);
+    return Number.isFinite(delayNs) ? delayNs / 1e9 : 0;
+  } catch {
+    return 0;
+  }
+}
+
 function commandOf(pid: number): string {
   try {
     return fs.readFileSync(`/proc/${pid}/cmdline`, "latin1");
@@ -64,8 +85,15 @@ function commandOf(pid: number): string {
 /** Samples the plugin processes under `root` (this process by default) until `stop()`. */
 export class PluginSampler {
   private readonly timer: NodeJS.Timeout | undefined;
-  private readonly cpu = new Map<number, { ticks: number; host: boolean }>();
-  private readonly commands = new Map<number, boolean>();
+  private readonly cpu = new Map<number, { ticks: number; host: boolean; waited: number }>();
+  private readonly engineCpu = new Map<number, number>();
+  /**
+   * Whether a process runs a plugin's command, by pid and name: the engine's
+   * child is first a fork of `pulumi` and becomes the plugin at its exec, which
+   * changes its name. Kept by pid alone, a reading between the two (longer on a
+   * loaded machine) marked the plugin "not a plugin" for the whole step.
+   */
+  private readonly commands = new Map<string, boolean>();
   private peakRss = 0;
   private peakHostRss = 0;
   private samples = 0;
@@ -79,11 +107,12 @@ export class PluginSampler {
     this.timer = setInterval(() => this.sample(), intervalMs);
   }
 
-  private isPluginCommand(pid: number): boolean {
-    let known = this.commands.get(pid);
+  private isPluginCommand(pid: number, comm: string): boolean {
+    const key = `${pid}\0${comm}`;
+    let known = this.commands.get(key);
     if (known === undefined) {
       known = PLUGIN_COMMAND.test(commandOf(pid));
-      this.commands.set(pid, known);
+      this.commands.set(key, known);
     }
     return known;
   }
@@ -114,7 +143,7 @@ export class PluginSampler {
       const p = procs.get(pid);
       if (!p) return;
       let root = pluginRoot;
-      if (!inPlugin && pid !== this.root && this.isPluginCommand(pid)) {
+      if (!inPlugin && pid !== this.root && this.isPluginCommand(pid, p.comm)) {
         inPlugin = true;
         root = pid;
       }
@@ -124,7 +153,11 @@ export class PluginSampler {
         const host = hasNode ? p.comm === "node" : pid === root;
         rss += p.rssPages;
         if (host) hostRss += p.rssPages;
-        this.cpu.set(pid, { ticks: p.cpuTicks, host });
+        // Cumulative since the process started; a reading that failed (it just exited) keeps the last one.
+        const waited = host ? Math.max(runQueueSeconds(pid), this.cpu.get(pid)?.waited ?? 0) : 0;
+        this.cpu.set(pid, { ticks: p.cpuTicks, host, waited });
+      } else if (p.comm === "pulumi") {
+        this.engineCpu.set(pid, p.cpuTicks);
       }
       for (const c of children.get(pid) ?? []) walk(c, inPlugin, root);
     };
@@ -156,16 +189,22 @@ export class PluginSampler {
     }
     let ticks = 0;
     let hostTicks = 0;
-    for (const { ticks: t, host } of this.cpu.values()) {
+    let waited = 0;
+    for (const { ticks: t, host, waited: w } of this.cpu.values()) {
       ticks += t;
       if (host) hostTicks += t;
+      waited += w;
     }
+    let engineTicks = 0;
+    for (const t of this.engineCpu.values()) engineTicks += t;
     const mib = (pages: number) => (pages * PAGE_SIZE) / (1 << 20);
     return {
       peakRssMiB: mib(this.peakRss),
       peakHostRssMiB: mib(this.peakHostRss),
       cpuSeconds: ticks / CLOCK_TICKS,
       hostCpuSeconds: hostTicks / CLOCK_TICKS,
+      hostRunQueueSeconds: waited,
+      engineCpuSeconds: engineTicks / CLOCK_TICKS,
       processes: this.cpu.size,
       samples: this.samples,
     };

@@ -20,7 +20,7 @@ import re
 import socket
 import threading
 
-PROTOCOL_VERSION = 6
+PROTOCOL_VERSION = 7
 
 # method -> (params fields, result fields); each field is (name, kind, required).
 # Kinds: str, bool, int, ids (a list of request ids), bin (a Struct's bytes), failures, replaces, reference, any.
@@ -28,7 +28,9 @@ PROTOCOL_VERSION = 6
 # A provider's serialized text crosses the channel once per worker: the first
 # request for it carries `provider` (the text) and the `providerId` the host
 # gave it; later requests carry only the id. Requests are read in order, so the
-# text is always known by the time an id alone arrives. A provider the project
+# text is always known by the time an id alone arrives. The host keeps a bounded
+# number of ids per worker: $/forget names those it let go (never to be used
+# again), and the worker drops their providers once no request runs them. A provider the project
 # declares in Pulumi.yaml is named instead by `reference`: {"reference":
 # "<module>:<attribute>", "typeToken", "declaredIn": the file}, and no id.
 # `context` is what the provider's call context is made of (call_context.py):
@@ -65,10 +67,11 @@ METHODS = {
     ),
     # The __provider text a program passing the reference with the helper writes (what an import stores).
     # Health check, answered by the reading thread itself: proves the worker still reads its channel.
-    "ping": ([], [("pid", "int", True)]),
+    # `providers`: how many providers it keeps (loaded, or being loaded); `texts`: how many provider ids it knows.
+    "ping": ([], [("pid", "int", True), ("providers", "int", False), ("texts", "int", False)]),
 }
 
-# Notifications (no id, no answer). host -> worker: $/cancel, $/program-path; worker -> host: $/ready, $/unusable, $/ack,
+# Notifications (no id, no answer). host -> worker: $/cancel, $/program-path, $/forget; worker -> host: $/ready, $/unusable, $/ack,
 # $/load, $/log.
 NOTIFICATIONS = {
     # The requests the worker has taken, sent before any of them starts (and so before any user code
@@ -79,6 +82,9 @@ NOTIFICATIONS = {
     "$/cancel": [("id", "int", True)],
     # The first message to a worker the launcher started: its program paths, as PULUMI_DYNAMIC_HOST_PROGRAM_PATH holds them.
     "$/program-path": [("paths", "str", True)],
+    # The provider ids the host let go (its bound on the texts it keeps per worker): never used again;
+    # their providers go once no request runs them, and a text sent again is loaded and configured again.
+    "$/forget": [("ids", "ids", True)],
     # While requests run: the process's CPU over the last interval, in thousandths of one core,
     # and how many requests it has in hand. The host starts another worker only when every
     # worker it has is held to one core by its interpreter lock.

@@ -47,7 +47,9 @@ class Providers:
     Provider objects by serialized text, and by reference. As the reference:
     unpickle, then configure, then cache; a failure caches nothing and the next
     request tries again. Unlike it: one lock per text, so unrelated providers
-    load in parallel.
+    load in parallel; and a text is kept only while the host names it by an id
+    or a request runs it (serving.py: drop), so the cache is as bounded as the
+    host's ids of the texts it sent (worker-process.ts).
 
     A reference ("<module>:<attribute>", declared in Pulumi.yaml or held by the
     helper's ProviderReference) is imported from the program's sys.path and
@@ -60,6 +62,21 @@ class Providers:
         self._locks = {}
         self._guard = threading.Lock()
         self.config = {}
+
+    def drop(self, text):
+        """
+        Forgets the provider of `text` (serving.py calls it once no id names the
+        text and no request runs it): a request that sends the text again loads
+        and configures it again, as a fresh worker would.
+        """
+        with self._guard:
+            self._cache.pop(text, None)
+            self._locks.pop(text, None)
+
+    def held(self):
+        """How many providers (by text or by reference) this worker keeps anything for: a loaded provider or its lock."""
+        with self._guard:
+            return len(self._cache.keys() | self._locks.keys())
 
     def get(self, text):
         return self._cached(text, lambda: self._from_text(text))

@@ -5,8 +5,8 @@ its operation (operations.py) with what it prints captured when asked
 (output_capture.py), and answers with the result or with the error it ended
 in, shaped (error_shape.py), with the where and hint blocks (error_hints.py);
 it also serves cancellation ($/cancel), health checks (ping), the program
-paths of a prestarted worker ($/program-path, program_path.py) and reports
-the worker's load ($/load).
+paths of a prestarted worker ($/program-path, program_path.py), the provider
+ids the host forgot ($/forget) and reports the worker's load ($/load).
 
 Semantics live in the host; this returns normalized results or structured
 errors. What differs from the reference on purpose: no cap of 4 concurrent
@@ -32,6 +32,7 @@ import _pulumi_dynamic_host_protocol as protocol
 import _pulumi_dynamic_host_threads as threads
 from _pulumi_dynamic_host_error_shape import BadValue, Cancelled, LoadError, UnsetValue, UserError, error_data, user_frames, user_traceback
 from _pulumi_dynamic_host_operations import OPERATIONS
+from _pulumi_dynamic_host_provider_cache import PROVIDERS
 from _pulumi_dynamic_host_user_code import request_state
 from _pulumi_dynamic_host_values import request_bag
 
@@ -52,6 +53,12 @@ class Worker:
         self.lock = threading.Lock()
         # Provider texts by the id the host gave each (protocol.py); only the reading thread uses it.
         self.provider_texts = {}
+        # Holds on each provider text (under self.lock): one for each id naming it in
+        # provider_texts, one for each request taken that runs it. The host keeps a bounded
+        # number of ids per worker and says which it forgot ($/forget); a text nothing holds
+        # any more is dropped from the provider cache (PROVIDERS.drop), so the worker keeps
+        # what the host keeps, and never drops a provider a running request uses.
+        self.text_holds = {}
 
     def report_load(self, interval):
         """Sends $/load every `interval` seconds while requests run, and once more when they stop."""
@@ -113,9 +120,12 @@ class Worker:
                 self.cancel(params["id"])
             elif method == "$/program-path":
                 program_path.set_program_path(params["paths"])
+            elif method == "$/forget":
+                self.forget(params["ids"])
             return
         if method == "ping":
-            self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": {"pid": os.getpid()}})
+            result = {"pid": os.getpid(), "providers": PROVIDERS.held(), "texts": len(self.provider_texts)}
+            self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": result})
             return
         if method in _PROVIDER_METHODS and not self.resolve_provider(req_id, method, params):
             return
@@ -152,14 +162,41 @@ class Worker:
             return False
         text = params.get("provider")
         if text is not None:
-            self.provider_texts[provider_id] = text
-            return True
-        text = self.provider_texts.get(provider_id)
-        if text is None:
-            self.reply_error(req_id, protocol.INVALID_PARAMS, f"{method} params: providerId {provider_id} names no provider sent to this worker", None)
-            return False
-        params["provider"] = text
+            replaced = self.provider_texts.get(provider_id)
+            if replaced != text:
+                self.provider_texts[provider_id] = text
+                self.hold(text)
+                if replaced is not None:
+                    self.release(replaced)
+        else:
+            text = self.provider_texts.get(provider_id)
+            if text is None:
+                self.reply_error(req_id, protocol.INVALID_PARAMS, f"{method} params: providerId {provider_id} names no provider sent to this worker", None)
+                return False
+            params["provider"] = text
+        self.hold(text)  # for the request, released as it ends (_run)
         return True
+
+    def forget(self, ids):
+        """$/forget: the host no longer names these providers by their ids (it sends the text again if it needs one)."""
+        for provider_id in ids:
+            text = self.provider_texts.pop(provider_id, None)
+            if text is not None:
+                self.release(text)
+
+    def hold(self, text):
+        with self.lock:
+            self.text_holds[text] = self.text_holds.get(text, 0) + 1
+
+    def release(self, text):
+        """Lets go of one hold on `text`; the last one drops its provider (loaded and configured again if sent again)."""
+        with self.lock:
+            holds = self.text_holds[text] - 1
+            if holds:
+                self.text_holds[text] = holds
+                return
+            del self.text_holds[text]
+            PROVIDERS.drop(text)
 
     def cancel(self, req_id):
         with self.lock:
@@ -179,7 +216,12 @@ class Worker:
         request_state.cancel_hooks = self.cancel_hooks.get(req_id)
         request_state.method, request_state.params = method, params
         try:
-            result = self._operate(req_id, method, params)
+            try:
+                result = self._operate(req_id, method, params)
+            finally:
+                # Before the answer leaves: once the host has it, the worker holds only what the host names.
+                if method in _PROVIDER_METHODS and params.get("reference") is None:
+                    self.release(params["provider"])
             protocol.check_fields(f"{method} result", protocol.METHODS[method][1], result)
             self.channel.write({"jsonrpc": "2.0", "id": req_id, "result": result})
         except Cancelled:

@@ -9,7 +9,7 @@ import en from "zod/v4/locales/en.js";
 
 z.config(en());
 
-export const PROTOCOL_VERSION = 6;
+export const PROTOCOL_VERSION = 7;
 
 export type FieldKind = "str" | "bool" | "int" | "ids" | "bin" | "changes" | "replaces" | "failures" | "reference" | "context" | "any";
 /** [name, kind, required] */
@@ -19,6 +19,8 @@ export type FieldSpec = readonly [string, FieldKind, boolean];
  * [name, kind, required] of each method's params and result. A provider's text
  * crosses once per worker: the first request for it carries `provider` and the
  * `providerId` given to it, later ones only the id (see WorkerProcess.request).
+ * The host keeps a bounded number of ids per worker and names those it let go
+ * in $/forget (WorkerProcess.request); a text it needs again goes with a new id.
  * A provider the project declares is named by `reference` instead (no id).
  * `context` is what the provider's call context is made of (CallContextParams);
  * a Delete adds the resource's old inputs.
@@ -52,8 +54,9 @@ export const METHODS = {
     params: [["urn", "str", true], ["provider", "str", false], ["providerId", "int", false], ["reference", "reference", false], ["context", "context", false], ["logs", "bool", false], ["id", "str", true], ["props", "bin", false], ["oldInputs", "bin", false]],
     result: [],
   },
-  // Health check, answered by the worker's reading thread itself.
-  ping: { params: [], result: [["pid", "int", true]] },
+  // Health check, answered by the worker's reading thread itself; with how many providers the
+  // worker keeps (loaded, or being loaded) and how many provider ids it knows.
+  ping: { params: [], result: [["pid", "int", true], ["providers", "int", false], ["texts", "int", false]] },
 } as const satisfies Record<string, { params: readonly FieldSpec[]; result: readonly FieldSpec[] }>;
 
 export type Method = keyof typeof METHODS;
@@ -66,6 +69,9 @@ export const NOTIFICATIONS = {
   "$/cancel": [["id", "int", true]],
   // The first message to a worker the launcher started (prestarted.ts): its program paths, as PROGRAM_PATH_VARIABLE holds them.
   "$/program-path": [["paths", "str", true]],
+  // The provider ids the host let go (worker-process.ts, its bound on the texts it keeps per worker):
+  // never used again; the worker drops their providers once no request runs them.
+  "$/forget": [["ids", "ids", true]],
   // What a request's provider printed (when the request asked for "logs"): whole lines, but for the partial last one.
   "$/log": [["id", "int", true], ["stream", "str", true], ["severity", "str", true], ["text", "str", true]],
   "$/ready": [["protocol", "int", true], ["python", "str", true], ["pulumi", "str", true], ["dill", "str", true], ["pid", "int", true]],

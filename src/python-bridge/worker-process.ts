@@ -19,6 +19,7 @@
 // unless the worker never got as far as serving (it died starting, or its
 // interpreter cannot run it), where a fresh worker would fare no better.
 import type { Readable } from "node:stream";
+import { BoundedCache } from "../host/limits/bounded-cache.js";
 import { CallSignal } from "../host/limits/call-signal.js";
 import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/diagnostics/log.js";
@@ -30,6 +31,13 @@ import { handleOf, type WorkerHandle } from "./worker-handle.js";
 import { workerSettings } from "./worker-settings.js";
 
 const STDERR_LINES_KEPT = 20;
+
+/**
+ * How many provider texts a worker is kept told of (the host's ids of them,
+ * and the worker's providers): as many as the host's other caches by text keep
+ * (src/host/limits/bounded-cache.ts).
+ */
+export const SENT_TEXTS_LIMIT = 1000;
 
 /**
  * After the process exits, how long its stderr and channel may take to
@@ -81,11 +89,26 @@ export class WorkerProcess {
   private pinging = false;
   private readonly healthTimer: NodeJS.Timeout;
   private load = { cpuPermille: 0, at: 0 };
-  /** Provider texts this worker has been sent, and the id each was sent with. */
-  private readonly providerIds = new Map<string, number>();
+  /**
+   * Provider texts this worker has been sent, and the id each was sent with:
+   * the most recently used `textsLimit`. The worker keeps a provider for each
+   * (python-stub/serving.py); one pushed out is named to it in $/forget, and
+   * sent again, with a new id, if it is needed again (the worker then loads and
+   * configures it again). Ids are never reused.
+   */
+  private readonly providerIds: BoundedCache<string, number>;
+  private nextProviderId = 1;
 
   /** `child`: the worker's process, spawned by `spawnWorker` or started by the launcher (prestarted.ts). */
-  constructor(readonly index: number, child: WorkerChild | WorkerHandle, settings = workerSettings()) {
+  constructor(
+    readonly index: number,
+    child: WorkerChild | WorkerHandle,
+    settings = workerSettings(),
+    textsLimit = SENT_TEXTS_LIMIT,
+  ) {
+    // Told in the frame after the request whose text pushed it out; frames arrive in order, so every
+    // request that named the id was read by the worker before it hears the id is gone.
+    this.providerIds = new BoundedCache(textsLimit, (_text, id) => this.conn.notify("$/forget", { ids: [id] }));
     this.started = new Promise<ReadyInfo>((resolve, reject) => (this.onStarted = { resolve, reject }));
     this.started.catch(() => undefined);
     this.child = "onExit" in child ? child : handleOf(child);
@@ -178,13 +201,14 @@ export class WorkerProcess {
     if (typeof text !== "string" || signal?.aborted) return this.conn.request(info, params, signal);
     let providerId = this.providerIds.get(text);
     const sent: Record<string, unknown> = { ...params, providerId };
-    if (providerId === undefined) {
-      providerId = sent.providerId = this.providerIds.size + 1;
-      this.providerIds.set(text, providerId);
-    } else {
+    if (providerId !== undefined) {
       sent.provider = undefined; // left out of the frame
+      return this.conn.request(info, sent, signal);
     }
-    return this.conn.request(info, sent, signal);
+    providerId = sent.providerId = this.nextProviderId++;
+    const answer = this.conn.request(info, sent, signal);
+    this.providerIds.set(text, providerId); // after the request's frame: a $/forget it causes goes after it
+    return answer;
   }
 
   /** SIGKILL: the worker holds no state that outlives it. */

@@ -61,14 +61,18 @@ describe("bench --engine (smoke: N = 1, one round)", function () {
     }
   });
 
-  it("samples the plugin processes of every step: CPU and peak RSS of the host and of all its processes", function () {
+  it("samples the plugin processes of every step: CPU and peak RSS of the host and of all its processes, the host's wait for a CPU, the engine's CPU", function () {
     for (const l of doc.lifecycles) {
       expect(Object.keys(l.usage)).to.deep.equal([...STEPS]);
       for (const s of STEPS) {
         const u = l.usage[s];
         const what = `${l.language} ${l.kind} ${l.provider} ${s}`;
         expect(u.samples, what).to.be.above(0);
+        // The engine's own processes ran in every step; a floor has no host to wait for a CPU.
+        expect(u.engineCpuSeconds, what).to.be.above(0);
+        expect(u.hostRunQueueSeconds, what).to.be.a("number").and.at.least(0);
         if (l.kind === "floor") {
+          expect(u.hostRunQueueSeconds, what).to.equal(0);
           // No dynamic resource: the engine starts no plugin.
           expect(u.processes, what).to.equal(0);
           expect(u.peakRssMiB, what).to.equal(0);
@@ -93,6 +97,7 @@ describe("bench --engine (smoke: N = 1, one round)", function () {
     expect(stdout).to.include("### python, declared provider (reference: the trivial provider serialized), N = 1");
     expect(stdout).to.include("### nodejs, distinct provider, N = 1");
     expect(stdout).to.include("| plugin CPU ms/resource: ours | reference | host CPU ms/resource: ours | reference | peak RSS MiB, host: ours |");
+    expect(stdout).to.include("| host waiting for a CPU s: ours | reference | engine CPU s: ours | reference |");
     expect(stdout).to.match(/\| up-create \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ \|/);
   });
 });

@@ -30,6 +30,16 @@ describe("bounded caches", function () {
       expect(c.has("x")).to.equal(true);
     });
 
+    it("tells its owner of each entry the limit pushed out, and of no other", function () {
+      const evicted: [string, number][] = [];
+      const c = new BoundedCache<string, number>(2, (k, v) => evicted.push([k, v]));
+      c.set("a", 1).set("b", 2).set("a", 10); // replacing is no eviction
+      c.delete("a"); // nor is a delete
+      c.set("c", 3).set("d", 4);
+      expect(evicted).to.deep.equal([["b", 2]]);
+      expect([...c.keys()]).to.deep.equal(["c", "d"]);
+    });
+
     it("refuses a limit that is not a whole number of at least 1", function () {
       expect(() => new BoundedCache(0)).to.throw(/whole number, at least 1/);
       expect(() => new BoundedCache(1.5)).to.throw(/whole number, at least 1/);

@@ -7,12 +7,17 @@
 // must be something the host can make again from its key.
 //
 // A Map keeps insertion order: a hit is moved to the end, the first key is the
-// least recently used.
+// least recently used. `onEvict` hears of each entry the limit pushed out (not
+// of one deleted or replaced): whoever holds a copy elsewhere (a Python worker
+// holding a provider by the id the host gave its text) can be told to drop it.
 
 export class BoundedCache<K, V> {
   private readonly entries = new Map<K, V>();
 
-  constructor(readonly limit: number) {
+  constructor(
+    readonly limit: number,
+    private readonly onEvict?: (key: K, value: V) => void,
+  ) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`a cache's limit must be a whole number, at least 1 (got ${limit})`);
   }
 
@@ -37,7 +42,11 @@ export class BoundedCache<K, V> {
   set(key: K, value: V): this {
     this.entries.delete(key);
     this.entries.set(key, value);
-    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as K);
+    if (this.entries.size > this.limit) {
+      const [oldest, old] = this.entries.entries().next().value as [K, V];
+      this.entries.delete(oldest);
+      this.onEvict?.(oldest, old);
+    }
     return this;
   }
 
