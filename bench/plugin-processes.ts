@@ -167,7 +167,7 @@ export class PluginSampler {
       for (const pid of preloadedWorkers(new Map([...procs].map(([pid, p]) => [pid, p.ppid])))) {
         const p = procs.get(pid)!;
         rss += p.rssPages;
-        this.cpu.set(pid, { ticks: p.cpuTicks, host: false });
+        this.cpu.set(pid, { ticks: p.cpuTicks, host: false, waited: 0 });
       }
     }
     this.peakRss = Math.max(this.peakRss, rss);
