@@ -105,6 +105,8 @@ export interface RoundResult {
   throughput: number;
   p50Ms: number;
   p99Ms: number;
+  /** --fresh only: the pid of the plugin launched for this pass. */
+  pid?: number;
 }
 
 export interface WorkloadInfo {
@@ -250,7 +252,7 @@ export function formatReport(report: Report): string {
   if (fast > 1 || slow > 1) {
     const passes = fast === slow ? `${fast} passes` : `${fast} passes (IO-bound, CPU-bound, payloads: ${slow})`;
     out.push(
-      `req/s: the measured pass of median throughput, of ${passes} after the warm-up (the distinct workload: one pass); ` +
+      `req/s: the measured pass of median throughput, of ${passes} ${report.meta.fresh ? "each in a plugin launched for it, with no warm-up (--fresh)" : "after the warm-up"} (the distinct workload: one pass); ` +
         "spread: half the range of the passes' throughput, over the median; p50, p99: over every request of the measured passes; every pass is in the JSON.",
     );
   }

@@ -8,7 +8,7 @@
 // numbers as JSON.
 //
 //   node dist/bench/run.js [--smoke] [--only <workload|prefix,…>] [--plugins <id,…>] [--client go|node]
-//                          [--warmup <n>] [--rounds <n>] [--out <file.json>]
+//                          [--warmup <n>] [--rounds <n>] [--fresh] [--out <file.json>]
 //
 // Every (plugin, workload) runs in a freshly launched plugin, so peak RSS and
 // the provider caches belong to that workload alone, and is bounded in time:
@@ -38,11 +38,13 @@ interface Options {
   client: ClientKind;
   warmup?: number;
   rounds?: number;
+  /** Every pass of a load workload in a plugin launched for it, with no warm-up: what one command's plugin meets. */
+  fresh: boolean;
   out: string;
 }
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { smoke: false, client: "go", out: path.join(BENCH_DIR, "results", "latest.json") };
+  const opts: Options = { smoke: false, fresh: false, client: "go", out: path.join(BENCH_DIR, "results", "latest.json") };
   const list = (v: string | undefined, flag: string) => {
     if (!v) throw new Error(`${flag} needs a comma-separated list`);
     return v.split(",").map((s) => s.trim()).filter(Boolean);
@@ -52,6 +54,7 @@ function parseArgs(argv: string[]): Options {
     if (a === "--smoke") opts.smoke = true;
     else if (a === "--only") opts.only = list(argv[++i], a);
     else if (a === "--plugins") opts.plugins = list(argv[++i], a);
+    else if (a === "--fresh") opts.fresh = true;
     else if (a === "--out") opts.out = path.resolve(argv[++i] ?? "");
     else if (a === "--client") {
       const kind = argv[++i];
@@ -66,7 +69,7 @@ function parseArgs(argv: string[]): Options {
       if (!Number.isInteger(opts.rounds) || opts.rounds < 1) throw new Error("--rounds needs a whole number of passes, at least 1");
     } else if (a === "--help" || a === "-h") {
       process.stdout.write(
-        "usage: node dist/bench/run.js [--smoke] [--only <workload|prefix,…>] [--plugins <id,…>] [--client go|node] [--warmup <n>] [--rounds <n>] [--out <file.json>]\n",
+        "usage: node dist/bench/run.js [--smoke] [--only <workload|prefix,…>] [--plugins <id,…>] [--client go|node] [--warmup <n>] [--rounds <n>] [--fresh] [--out <file.json>]\n",
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -372,8 +375,8 @@ async function budgeted<T>(s: Session, sizes: Sizes, what: string, step: (deadli
   return done;
 }
 
-/** Launches the session's plugin, configures it and sends the warm-up. */
-async function setUp(s: Session, sizes: Sizes): Promise<void> {
+/** Launches the session's plugin, configures it and sends the warm-up (unless `warm` is false). */
+async function setUp(s: Session, sizes: Sizes, warm = true): Promise<void> {
   try {
     s.plugin = await launch(s.spec);
   } catch (e) {
@@ -393,7 +396,7 @@ async function setUp(s: Session, sizes: Sizes): Promise<void> {
     const plugin = s.plugin;
     s.client = await budgeted(s, sizes, "connecting the client", () => driver!.open(plugin, s.prepared));
   }
-  if (s.client && s.prepared.warmup) {
+  if (s.client && s.prepared.warmup && warm) {
     const client = s.client;
     const run = await budgeted(s, sizes, "warm-up", (deadline) => client.run("warmup", { deadline }));
     if (run?.aborted) s.result.aborted = `time bound (${sizes.boundMs} ms) reached during warm-up`;
@@ -410,7 +413,7 @@ async function setUp(s: Session, sizes: Sizes): Promise<void> {
 }
 
 /** One measured pass of the workload against the session's plugin. */
-async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: number, rounds: number): Promise<void> {
+async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: number, rounds: number, fresh = false): Promise<void> {
   const quarter = Math.max(1, Math.floor(w.n / 4));
   // The distinct workload: the group's RSS after each quarter of the providers.
   const marks = w.id === "distinct" ? [1, 2, 3, 4].map((q) => q * quarter) : [];
@@ -436,7 +439,9 @@ async function measurePass(s: Session, w: LoadWorkload, sizes: Sizes, round: num
   s.result.failed += run.failed;
   s.result.firstError ??= run.firstError;
   if (answered > 0) {
-    s.passes.push({ wallMs: run.wallMs, throughput: answered / (run.wallMs / 1000), p50Ms: percentile(run.latencies, 50), p99Ms: percentile(run.latencies, 99) });
+    const pass: RoundResult = { wallMs: run.wallMs, throughput: answered / (run.wallMs / 1000), p50Ms: percentile(run.latencies, 50), p99Ms: percentile(run.latencies, 99) };
+    if (fresh) pass.pid = s.plugin!.child.pid;
+    s.passes.push(pass);
     for (const ms of run.latencies) s.latencies.push(ms);
     s.passWallMs += run.wallMs;
   }
@@ -479,7 +484,7 @@ function summarize(s: Session, w: LoadWorkload, rounds: number): void {
  * alike instead of on whichever ran at that minute. Plugins not being measured
  * sit idle; the CPU they use meanwhile is in the JSON (idleCpuPermille).
  */
-async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets: Record<Language, ProviderSet>): Promise<Result[]> {
+async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets: Record<Language, ProviderSet>, fresh: boolean): Promise<Result[]> {
   const sessions: Session[] = specs.map((spec) => {
     const target: Target = { language: spec.language, providers: providersOf(sets, spec) };
     return {
@@ -513,6 +518,7 @@ async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets:
     s.client = undefined;
     await stop(p);
   };
+  if (fresh) return runFresh(sessions, w, sizes, rounds);
   try {
     for (const s of sessions) {
       await setUp(s, sizes);
@@ -528,6 +534,39 @@ async function runLoad(specs: PluginSpec[], w: LoadWorkload, sizes: Sizes, sets:
   } finally {
     for (const s of sessions) await retire(s);
   }
+  return sessions.map((s) => s.result);
+}
+
+/**
+ * --fresh: each pass in a plugin launched for it (GetPluginInfo and Configure,
+ * no warm-up) and stopped after it, the plugins taking turns as in runLoad. A
+ * command's plugin lives for that command: its first few hundred requests are
+ * all it serves, before its JIT (ours, the ceiling) has warmed and while its
+ * workers (ours in Python mode) are new. Peak RSS is the highest of the launches.
+ */
+async function runFresh(sessions: Session[], w: LoadWorkload, sizes: Sizes, rounds: number): Promise<Result[]> {
+  const release = async (s: Session) => {
+    const p = s.plugin;
+    if (!p) return;
+    s.result.peakRssMiB = Math.max(s.result.peakRssMiB ?? 0, s.sampler?.stop() ?? 0);
+    s.plugin = undefined;
+    await s.client?.close();
+    s.client = undefined;
+    await stop(p);
+  };
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const s of sessions) {
+        if (s.result.aborted) continue;
+        await setUp(s, sizes, false);
+        if (!s.result.aborted) await measurePass(s, w, sizes, round, rounds, true);
+        await release(s);
+      }
+    }
+  } finally {
+    for (const s of sessions) await release(s);
+  }
+  for (const s of sessions) summarize(s, w, rounds);
   return sessions.map((s) => s.result);
 }
 
@@ -561,6 +600,7 @@ function meta(opts: Options, sizes: Sizes, loadAtStart: number[]): Record<string
   return {
     date: new Date().toISOString(),
     smoke: opts.smoke,
+    fresh: opts.fresh,
     argv: process.argv.slice(2),
     node: process.version,
     cpus: os.availableParallelism(),
@@ -609,7 +649,7 @@ export async function main(argv: string[]): Promise<void> {
   if (selected.startup) results.push(...(await startup(specs, sizes, sets)));
   if (selected.first) results.push(...(await firstRequests(specs, sizes, sets)));
   for (const w of selected.load) {
-    for (const r of await runLoad(specs, w, sizes, sets)) {
+    for (const r of await runLoad(specs, w, sizes, sets, opts.fresh)) {
       results.push(r);
       progress(
         `${w.id} ${r.plugin}: ${r.throughput?.toFixed(1) ?? "-"} req/s, p50 ${r.p50Ms?.toFixed(2) ?? "-"} ms, p99 ${r.p99Ms?.toFixed(2) ?? "-"} ms, ` +

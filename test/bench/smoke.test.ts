@@ -160,6 +160,45 @@ describe("bench --smoke", function () {
   });
 });
 
+// --fresh: what a command's plugin meets, each pass in a plugin launched for it and not warmed.
+describe("bench --smoke --fresh", function () {
+  this.timeout(300_000);
+  let dir: string;
+  let report: Report;
+  let stdout = "";
+
+  before(async function () {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-fresh-"));
+    const out = path.join(dir, "fresh.json");
+    const run = await runBench(["--smoke", "--fresh", "--only", "trivial-c8,io", "--plugins", "ours-python,python-ref,ceiling", "--out", out]);
+    stdout = run.stdout;
+    expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
+    report = JSON.parse(fs.readFileSync(out, "utf8")) as Report;
+  });
+
+  after(function () {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs every pass in a plugin of its own, every request answered OK", function () {
+    expect(report.meta.fresh).to.equal(true);
+    expect(report.results.map((r) => `${r.plugin} × ${r.workload}`).sort()).to.deep.equal(
+      ["ours-python", "python-ref", "ceiling"].flatMap((p) => ["trivial-c8", "io-c32"].map((w) => `${p} × ${w}`)).sort(),
+    );
+    for (const r of report.results) {
+      const where = `${r.plugin} × ${r.workload}`;
+      const pace = r.workload === "trivial-c8" ? "fast" : "slow";
+      expect(r.failed, `${where}: ${r.firstError}`).to.equal(0);
+      expect(r.aborted, where).to.equal(undefined);
+      expect(r.rounds, where).to.have.length(SMOKE.rounds[pace]);
+      const pids = r.rounds!.map((p) => p.pid);
+      for (const pid of pids) expect(pid, where).to.be.a("number");
+      expect(new Set(pids).size, `${where}: one plugin per pass`).to.equal(pids.length);
+    }
+    expect(stdout).to.include("each in a plugin launched for it, with no warm-up (--fresh)");
+  });
+});
+
 // bench/worker_alone.py: the worker without the host, whose numbers docs/performance.md quotes.
 describe("bench/worker_alone.py", function () {
   this.timeout(120_000);
