@@ -71,7 +71,7 @@ export interface CommandTrace {
   command: string;
   /** ms after the command's start; undefined where the instrument saw no such moment. */
   marks: Partial<Record<Mark, number>>;
-  /** ms from each phase's start mark to its end mark. */
+  /** ms from each phase's start mark to its end mark; also `whole` (the command), `ready` (exec → Configure answered), `life` (exec → pipes closed). */
   phases: Record<string, number | undefined>;
   /** The engine's SIGINT to the plugin's group, ms after the command's start, if the plugin was still there to get it. */
   sigintMs?: number;
@@ -152,6 +152,10 @@ export function traceCommand(events: TraceEvent[], command: string): CommandTrac
     phases[p.id] = a !== undefined && b !== undefined ? b - a : undefined;
   }
   phases.whole = marks.end;
+  // Two sums the explanation reads: the plugin's start until it can answer, and its whole life as the engine sees it.
+  const span = (a: Mark, b: Mark) => (marks[a] !== undefined && marks[b] !== undefined ? marks[b]! - marks[a]! : undefined);
+  phases.ready = span("exec", "configured");
+  phases.life = span("exec", "pipesClosed");
   const exit = during.filter((e) => e.ev === "exit").pop();
   return { command, marks, phases, sigintMs: first((e) => e.ev === "signal" && e.signal === "interrupt"), launches: pids.length, calls, exitCode: exit?.code };
 }

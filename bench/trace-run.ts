@@ -20,6 +20,7 @@
 //
 //   node dist/bench/run.js --engine --trace [--rounds 3] [--envs virtualenv,uv,poetry,python-cmd,extra-ca]
 //                                           [--no-overhead] [--out <file.json>]
+//   node dist/bench/run.js --engine --trace --from <file.json>   (the report of a run already written)
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -123,6 +124,8 @@ export const ENVIRONMENTS: Environment[] = [
 ];
 
 interface Options {
+  /** Print the report of a run already written (its JSON) instead of running. */
+  from?: string;
   rounds: number;
   envs: Environment[];
   overhead: boolean;
@@ -146,9 +149,10 @@ function parseArgs(argv: string[]): Options {
       });
       if (opts.envs.length === 0) throw new Error("--envs needs a comma-separated list");
     } else if (a === "--no-overhead") opts.overhead = false;
+    else if (a === "--from") opts.from = path.resolve(argv[++i] ?? "");
     else if (a === "--out") opts.out = path.resolve(argv[++i] ?? "");
     else if (a === "--help" || a === "-h") {
-      process.stdout.write(`usage: node dist/bench/run.js --engine --trace [--rounds <n>] [--envs ${ENVIRONMENTS.map((e) => e.id).join(",")}] [--no-overhead] [--out <file.json>]\n`);
+      process.stdout.write(`usage: node dist/bench/run.js --engine --trace [--rounds <n>] [--envs ${ENVIRONMENTS.map((e) => e.id).join(",")}] [--no-overhead] [--out <file.json>] | --from <file.json>\n`);
       process.exit(0);
     } else throw new Error(`unknown argument ${a} (the trace takes --rounds, --envs, --no-overhead, --out)`);
   }
@@ -304,6 +308,16 @@ function pythonStep(settings: object, env: Environment, what: string, workDir: s
 const fmtMs = (v: number | undefined) => (v === undefined ? "—" : v.toFixed(1));
 const fmtGap = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "—" : `${a - b >= 0 ? "+" : ""}${(a - b).toFixed(1)}`);
 
+/** A phase of a traced command; the sums from its marks where a run's JSON predates them. */
+function phaseOf(t: StepTrace, id: string): number | undefined {
+  const tr = t.trace!;
+  if (tr.phases[id] !== undefined) return tr.phases[id];
+  const span = (a: keyof CommandTrace["marks"], b: keyof CommandTrace["marks"]) => (tr.marks[a] !== undefined && tr.marks[b] !== undefined ? tr.marks[b]! - tr.marks[a]! : undefined);
+  if (id === "ready") return span("exec", "configured");
+  if (id === "life") return span("exec", "pipesClosed");
+  return undefined;
+}
+
 function med(traces: StepTrace[], get: (t: StepTrace) => number | undefined): number | undefined {
   const v = traces.map(get).filter((x): x is number => typeof x === "number");
   return v.length ? median(v) : undefined;
@@ -312,7 +326,12 @@ function med(traces: StepTrace[], get: (t: StepTrace) => number | undefined): nu
 /** Median ms per phase, ours / reference (gap), one table per environment; then the instrument's overhead. */
 export function formatTraceReport(all: StepTrace[], envs: string[], rounds: number): string {
   const lines: string[] = [];
-  const phaseRows = [...PHASES.map((p) => ({ id: p.id, label: p.label })), { id: "whole", label: "**whole command** (CLI start → end)" }];
+  const phaseRows = [
+    ...PHASES.map((p) => ({ id: p.id, label: p.label })),
+    { id: "whole", label: "**whole command** (CLI start → end)" },
+    { id: "ready", label: "(sum) plugin exec'd → Configure answered" },
+    { id: "life", label: "(sum) plugin exec'd → pipes closed" },
+  ];
   for (const env of envs) {
     const title = ENVIRONMENTS.find((e) => e.id === env)?.title ?? env;
     lines.push("", `### ${title} (${rounds} round${rounds > 1 ? "s" : ""}, median ms: ours / reference (ours − reference))`, "");
@@ -320,8 +339,8 @@ export function formatTraceReport(all: StepTrace[], envs: string[], rounds: numb
     const of = (kind: Kind, step: Step) => all.filter((t) => t.environment === env && t.kind === kind && t.step === step && t.traced && t.trace);
     for (const row of phaseRows) {
       const cells = TRACE_STEPS.map((step) => {
-        const o = med(of("ours", step), (t) => t.trace!.phases[row.id]);
-        const r = med(of("reference", step), (t) => t.trace!.phases[row.id]);
+        const o = med(of("ours", step), (t) => phaseOf(t, row.id));
+        const r = med(of("reference", step), (t) => phaseOf(t, row.id));
         return `${fmtMs(o)} / ${fmtMs(r)} (${fmtGap(o, r)})`;
       });
       lines.push(`| ${row.label} | ${cells.join(" | ")} |`);
@@ -332,6 +351,23 @@ export function formatTraceReport(all: StepTrace[], envs: string[], rounds: numb
       return `${fmtMs(o)} / ${fmtMs(r)}`;
     });
     lines.push(`| (the engine's SIGINT, after its Cancel; — if the plugin had gone) | ${sig.join(" | ")} |`);
+  }
+  // Where the gap goes, all environments side by side: each phase's gap (median ours − median reference), its median over the six commands.
+  if (envs.length > 1) {
+    lines.push("", "### The gap by phase and environment: ours − reference, ms (median over the six commands of each command's gap of medians)", "");
+    lines.push(`| phase | ${envs.join(" | ")} |`, `|---|${envs.map(() => "---:").join("|")}|`);
+    for (const row of phaseRows) {
+      const cells = envs.map((env) => {
+        const gaps = TRACE_STEPS.map((step) => {
+          const of = (kind: Kind) => all.filter((t) => t.environment === env && t.kind === kind && t.step === step && t.traced && t.trace);
+          const o = med(of("ours"), (t) => phaseOf(t, row.id));
+          const r = med(of("reference"), (t) => phaseOf(t, row.id));
+          return o !== undefined && r !== undefined ? o - r : undefined;
+        }).filter((g): g is number => g !== undefined);
+        return gaps.length ? `${median(gaps) >= 0 ? "+" : ""}${median(gaps).toFixed(1)}` : "—";
+      });
+      lines.push(`| ${row.label} | ${cells.join(" | ")} |`);
+    }
   }
   // The instrument's cost: the program's clock around each command, with and without the tracer.
   const overheadEnvs = [...new Set(all.filter((t) => !t.traced).map((t) => t.environment))];
@@ -364,8 +400,21 @@ export function traceLifecycles(all: StepTrace[]): TargetLifecycle[] {
   return [...out.values()];
 }
 
+/** The printed report: the tables, the targets, and the load average. */
+function report(all: StepTrace[], envs: string[], rounds: number, loads: { loadavg: number[] }[], out: string): string {
+  const tables = formatTraceReport(all, envs, rounds);
+  const targets = formatTargets(judgeTargets({ lifecycles: traceLifecycles(all) }));
+  const load = loads.map((l) => l.loadavg[0].toFixed(2)).join(", ");
+  return `${tables}\n${targets}\n\nLoad average (1 min) at each round's start and at the end: ${load}.\nJSON: ${out}\n`;
+}
+
 export async function runTraceBench(argv: string[]): Promise<void> {
   const opts = parseArgs(argv);
+  if (opts.from) {
+    const doc = JSON.parse(fs.readFileSync(opts.from, "utf8"));
+    process.stdout.write(report(doc.steps, doc.options.envs, doc.options.rounds, doc.loads, opts.from));
+    return;
+  }
   const engineDir = prepareEngine();
   const tracer = execFileSync("bash", [`${REPO}scripts/tracer.sh`], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }).trim().split("\n").pop()!;
   const roots: Record<Kind, Roots> = {
@@ -413,12 +462,13 @@ export async function runTraceBench(argv: string[]): Promise<void> {
   }
   loads.push({ round: opts.rounds + 1, loadavg: os.loadavg() });
   write();
-  const report = formatTraceReport(
-    all,
-    opts.envs.map((e) => e.id),
-    opts.rounds,
+  process.stdout.write(
+    report(
+      all,
+      opts.envs.map((e) => e.id),
+      opts.rounds,
+      loads,
+      opts.out,
+    ),
   );
-  const targets = formatTargets(judgeTargets({ lifecycles: traceLifecycles(all) }));
-  const load = loads.map((l) => l.loadavg[0].toFixed(2)).join(", ");
-  process.stdout.write(`${report}\n${targets}\n\nLoad average (1 min) at each round's start and at the end: ${load}.\nJSON: ${opts.out}\n`);
 }

@@ -59,6 +59,8 @@ describe("bench trace: the phases of one engine command, from the instrument's e
       "exit-pipesClosed": 0,
       "pipesClosed-end": 50,
       whole: 850,
+      ready: 300,
+      life: 400,
     });
     expect(t.sigintMs).to.equal(783);
     expect(t.launches).to.equal(1);
