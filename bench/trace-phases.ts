@@ -80,6 +80,8 @@ export interface CommandTrace {
   calls: Call[];
   /** The plugin's exit status. */
   exitCode?: number;
+  /** What the instrument itself put on the plugin's path, ms: its own start to the real plugin's start, and its port line after the real one's. */
+  instrument?: { spawnMs?: number; portMs?: number };
 }
 
 const DEPLOY_COMMANDS = new Set(["preview", "up", "refresh", "destroy"]);
@@ -157,7 +159,13 @@ export function traceCommand(events: TraceEvent[], command: string): CommandTrac
   phases.ready = span("exec", "configured");
   phases.life = span("exec", "pipesClosed");
   const exit = during.filter((e) => e.ev === "exit").pop();
-  return { command, marks, phases, sigintMs: first((e) => e.ev === "signal" && e.signal === "interrupt"), launches: pids.length, calls, exitCode: exit?.code };
+  const childStarted = first((e) => e.ev === "child_started");
+  const portOut = first((e) => e.ev === "port_out");
+  const instrument = {
+    spawnMs: childStarted !== undefined && marks.exec !== undefined ? childStarted - marks.exec : undefined,
+    portMs: portOut !== undefined && marks.port !== undefined ? portOut - marks.port : undefined,
+  };
+  return { command, marks, phases, instrument, sigintMs: first((e) => e.ev === "signal" && e.signal === "interrupt"), launches: pids.length, calls, exitCode: exit?.code };
 }
 
 /** Where `trace`'s marks are out of order (each must be at or after the one before), one sentence each. */

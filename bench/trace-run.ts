@@ -369,6 +369,13 @@ export function formatTraceReport(all: StepTrace[], envs: string[], rounds: numb
       lines.push(`| ${row.label} | ${cells.join(" | ")} |`);
     }
   }
+  // The instrument's cost on the plugin's path, from its own events: its start to the real plugin's, and its port line after the real one.
+  const traced = all.filter((t) => t.traced && t.trace?.instrument);
+  if (traced.length) {
+    const spawn = med(traced, (t) => t.trace!.instrument!.spawnMs);
+    const port = med(traced, (t) => t.trace!.instrument!.portMs);
+    lines.push("", `The instrument on the plugin's path (median over ${traced.length} traced commands): ${fmtMs(spawn)} ms from its own start to the real plugin's exec, ${fmtMs(port)} ms from the real port line to its own; each call crosses one more loopback connection.`);
+  }
   // The instrument's cost: the program's clock around each command, with and without the tracer.
   const overheadEnvs = [...new Set(all.filter((t) => !t.traced).map((t) => t.environment))];
   for (const env of overheadEnvs) {

@@ -24,6 +24,7 @@ function upEvents(): TraceEvent[] {
     cli("cli_end", -200, 11, ["--non-interactive", "stack", "select"]),
     cli("cli_start", 0.5, 12, ["--non-interactive", "up", "--yes"], { at: at(0) }),
     plug("exec", 400.2, { at: at(400) }),
+    plug("child_started", 401.5),
     plug("port", 520),
     plug("port_out", 521),
     ...call("GetPluginInfo", 1, 525, 526),
@@ -63,6 +64,7 @@ describe("bench trace: the phases of one engine command, from the instrument's e
       life: 400,
     });
     expect(t.sigintMs).to.equal(783);
+    expect(t.instrument).to.deep.equal({ spawnMs: 1.5, portMs: 1 });
     expect(t.launches).to.equal(1);
     expect(t.exitCode).to.equal(0);
     expect(t.calls.map((c) => c.method)).to.deep.equal(["GetPluginInfo", "Configure", "Check", "Diff", "Create", "Cancel"]);
