@@ -89,8 +89,7 @@ const DEPLOY_COMMANDS = new Set(["preview", "up", "refresh", "destroy"]);
 /**
  * The trace of the engine command `command` among `events` (everything one
  * step's program left: its other CLI runs, such as `stack select`, are told
- * apart by their arguments). Throws when the command is not there, or when a
- * plugin started during it left no exec.
+ * apart by their arguments). Throws when the command is not there.
  */
 export function traceCommand(events: TraceEvent[], command: string): CommandTrace {
   if (!DEPLOY_COMMANDS.has(command)) throw new Error(`traceCommand: ${command} is not an engine command that runs plugins`);
@@ -103,8 +102,10 @@ export function traceCommand(events: TraceEvent[], command: string): CommandTrac
   const t0 = start.at ?? start.t;
   const tEnd = end?.t ?? Infinity;
   const ms = (t: number) => (t - t0) / 1e6;
-  const during = events.filter((e) => e.role === "plugin" && e.t >= t0 && e.t <= tEnd);
-  const pids = [...new Set(during.map((e) => e.pid))];
+  // The command's plugins: those exec'd while it ran. Everything they noted is theirs, also after the
+  // command's end (a plugin the engine did not wait for shows as one that outlived the command).
+  const pids = [...new Set(events.filter((e) => e.role === "plugin" && e.ev === "exec" && (e.at ?? e.t) >= t0 && e.t <= tEnd).map((e) => e.pid))];
+  const during = events.filter((e) => e.role === "plugin" && pids.includes(e.pid));
   const calls: Call[] = [];
   const open = new Map<string, Call>();
   for (const e of during) {
@@ -146,7 +147,6 @@ export function traceCommand(events: TraceEvent[], command: string): CommandTrac
     pipesClosed: stdoutEof !== undefined && stderrEof !== undefined ? Math.max(stdoutEof, stderrEof, exitAt ?? -Infinity) : undefined,
     end: end ? ms(end.t) : undefined,
   };
-  if (pids.length > 0 && marks.exec === undefined) throw new Error(`a plugin process of \`pulumi ${command}\` left no exec event`);
   const phases: Record<string, number | undefined> = {};
   for (const p of PHASES) {
     const a = marks[p.from];

@@ -232,6 +232,8 @@ export interface StepTrace {
   /** The program's clock around the command (the Automation API's run of the CLI), s. */
   seconds: number;
   trace?: CommandTrace;
+  /** Every event of the step, where a mark is missing. */
+  events?: TraceEvent[];
 }
 
 interface Context {
@@ -272,7 +274,7 @@ async function lifecycle(ctx: Context, env: Environment, kind: Kind, traced: boo
       runtime_options: env.runtimeOptions(workDir),
       declare: false,
     };
-    if (traced) for (const f of [roots.pluginEvents, roots.cliEvents]) fs.writeFileSync(f, "");
+    if (traced && step === TRACE_STEPS[0]) for (const f of [roots.pluginEvents, roots.cliEvents]) fs.writeFileSync(f, "");
     const doc = await pythonStep(settings, env, `${env.id} ${kind} ${step}`, workDir);
     const changes = doc.changes[step] ?? {};
     const want: Partial<Record<Step, [string, number]>> = { preview: ["create", 2], "up-create": ["create", 2], "up-update": ["update", 1], destroy: ["delete", 2] };
@@ -282,16 +284,35 @@ async function lifecycle(ctx: Context, env: Environment, kind: Kind, traced: boo
       const ok = kind === "ours" ? String(doc.ran_by).endsWith("/worker.py") : String(doc.ran_by).endsWith("/pulumi/dynamic/__main__.py");
       if (!ok) throw new Error(`${env.id} ${kind}: the resource was served by ${JSON.stringify(doc.ran_by)}, not the ${kind} plugin`);
     }
-    const s: StepTrace = { environment: env.id, kind, traced, round, step, seconds: doc.seconds[step] };
-    if (traced) {
-      const events = [...readEvents(roots.cliEvents), ...readEvents(roots.pluginEvents)].sort((a, b) => a.t - b.t);
-      s.trace = traceCommand(events, COMMAND[step]);
-      if (s.trace.launches !== 1) throw new Error(`${env.id} ${kind} ${step}: the engine started ${s.trace.launches} plugin processes, not one`);
+    out.push({ environment: env.id, kind, traced, round, step, seconds: doc.seconds[step] });
+  }
+  if (traced) {
+    // Read once the lifecycle is over, so that what a plugin notes after its command's end is seen (each
+    // command's part told apart by its CLI run's pid); a plugin still running gets up to 6 s to finish.
+    const finished = () => {
+      const events = readEvents(roots.pluginEvents);
+      const started = new Set(events.filter((e) => e.ev === "exec").map((e) => e.pid));
+      return [...started].every((pid) => events.some((e) => e.pid === pid && e.ev === "done"));
+    };
+    for (let waited = 0; !finished() && waited < 6000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    const cliEvents = readEvents(roots.cliEvents);
+    const pluginEvents = readEvents(roots.pluginEvents);
+    const starts = cliEvents.filter((e) => e.ev === "cli_start" && COMMAND_NAMES.has(e.args?.find((a) => !a.startsWith("-")) ?? ""));
+    if (starts.length !== TRACE_STEPS.length) throw new Error(`${env.id} ${kind}: the instrument saw ${starts.length} engine commands, not ${TRACE_STEPS.length}`);
+    for (const [i, s] of out.entries()) {
+      // This command's CLI run alone (the steps run the same subcommand three times), and every plugin event.
+      const own = cliEvents.filter((e) => e.pid === starts[i].pid);
+      const events = [...own, ...pluginEvents].sort((a, b) => a.t - b.t);
+      s.trace = traceCommand(events, COMMAND[s.step]);
+      if (s.trace.launches !== 1) throw new Error(`${env.id} ${kind} ${s.step}: the engine started ${s.trace.launches} plugin processes, not one`);
+      // A command the instrument saw only in part keeps its plugin's events in the JSON, to see why.
+      if (MARKS.some((m) => s.trace!.marks[m] === undefined)) s.events = events.filter((e) => e.role === "cli" || e.t >= (starts[i].at ?? starts[i].t));
     }
-    out.push(s);
   }
   return out;
 }
+
+const COMMAND_NAMES = new Set(Object.values(COMMAND));
 
 function pythonStep(settings: object, env: Environment, what: string, workDir: string): Promise<{ seconds: Record<string, number>; changes: Record<string, Record<string, number>>; ran_by: unknown }> {
   // The program's own environment: no PULUMI_* or virtualenv of this process's, and the CA bundle only where the environment sets it.
@@ -351,6 +372,11 @@ export function formatTraceReport(all: StepTrace[], envs: string[], rounds: numb
       return `${fmtMs(o)} / ${fmtMs(r)}`;
     });
     lines.push(`| (the engine's SIGINT, after its Cancel; — if the plugin had gone) | ${sig.join(" | ")} |`);
+    // The engine waits for the plugin's exit and pipes before it ends (engine.md §1.11); say where it did not.
+    for (const kind of ["ours", "reference"] as const) {
+      const outlived = all.filter((t) => t.environment === env && t.kind === kind && t.traced && t.trace && (t.trace.marks.pipesClosed === undefined || t.trace.marks.end === undefined || t.trace.marks.pipesClosed > t.trace.marks.end));
+      if (outlived.length) lines.push("", `${kind}: in ${outlived.length} command(s) (${outlived.map((t) => `round ${t.round} ${t.step}`).join(", ")}) the command ended before the plugin had exited and closed its pipes, or the instrument did not see them close.`);
+    }
   }
   // Where the gap goes, all environments side by side: each phase's gap (median ours − median reference), its median over the six commands.
   if (envs.length > 1) {

@@ -47,7 +47,11 @@ describe("bench --engine --trace (smoke: one environment, one round)", function 
       const t = s.trace;
       expect(t.launches, what).to.equal(1);
       for (const m of MARKS) expect(t.marks[m], `${what}: ${m}`).to.be.a("number");
-      expect(outOfOrder(t), what).to.deep.equal([]);
+      // In order up to the plugin's end. The command's own end is after the engine began the shutdown; that
+      // it is after the plugin's exit and pipes too is the engine's doing (engine.md §1.11), which the
+      // report checks and says where it was not so, rather than this test failing on the engine.
+      expect(outOfOrder({ ...t, marks: { ...t.marks, end: undefined } }), what).to.deep.equal([]);
+      expect(t.marks.end, `${what}: the command ends after its shutdown began`).to.be.above(t.marks.shutdown);
       expect(t.marks.exec, `${what}: the plugin starts after the command`).to.be.above(0);
       expect(t.phases.whole, what).to.equal(t.marks.end);
       const methods = t.calls.map((c: any) => c.method);
