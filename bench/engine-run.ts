@@ -29,6 +29,9 @@
 // SDK serializes it (a closure, a pickle): what the program costs without
 // declarations. A lifecycle that cannot run (a Python program pickling more
 // providers than the SDK's serializer survives) is reported as such.
+// The report ends with the issue's targets, judged from this run's lifecycles
+// (bench/targets.ts); `--trace` runs the whole-command trace instead (bench/trace-run.ts).
+//
 // Each program's provider reports which plugin ran it, and a lifecycle whose
 // resources were served by another plugin than the one meant, or whose steps
 // changed other than N resources, fails the run rather than giving a number.
@@ -43,6 +46,7 @@ import { E2E_BIN, E2E_ROOT, prepareEngine, prepareReferenceEngine, REFERENCE_ROO
 import { REFERENCE_NODE_PLUGIN, REPO, TEST_VENV, VENV_PYTHON } from "../test/helpers/paths.js";
 import { median } from "./measure.js";
 import { PluginSampler, type PluginUsage } from "./plugin-processes.js";
+import { formatTargets, judgeTargets, type TargetFailure } from "./targets.js";
 
 const require = createRequire(import.meta.url);
 const BENCH_DIR = fileURLToPath(new URL("../../bench/", import.meta.url));
@@ -354,6 +358,8 @@ export function formatFailures(failures: string[]): string {
 }
 
 export async function runEngineBench(argv: string[]): Promise<void> {
+  // The whole-command trace (bench/trace-run.ts) is a run of its own.
+  if (argv.includes("--trace")) return (await import("./trace-run.js")).runTraceBench(argv);
   const opts = parseArgs(argv);
   prepareEngine();
   prepareReferenceEngine();
@@ -361,6 +367,7 @@ export async function runEngineBench(argv: string[]): Promise<void> {
   if (opts.skipCheckpoints) sb.env.PULUMI_SKIP_CHECKPOINTS = "true";
   const all: Lifecycle[] = [];
   const failures: string[] = [];
+  const failed: TargetFailure[] = [];
   const started = new Date();
   const t0 = performance.now();
   // Written after every lifecycle too, so a long run that is stopped keeps what it measured.
@@ -397,6 +404,7 @@ export async function runEngineBench(argv: string[]): Promise<void> {
               } catch (e) {
                 const why = whyNot(e);
                 failures.push(`round ${round}: ${language} ${kind} ${provider} n=${n}: ${why.slice(0, 300)}`);
+                failed.push({ language, kind, provider, n, why });
                 progress(`round ${round}: ${language} ${kind} ${provider} n=${n}: could not run: ${why.slice(0, 300)}`);
                 continue;
               }
@@ -419,7 +427,9 @@ export async function runEngineBench(argv: string[]): Promise<void> {
     sb.cleanup();
   }
   write();
-  const table = formatEngineReport(all, opts) + formatFailures(failures);
+  // The issue's targets, judged from this run's own lifecycles (bench/targets.ts).
+  const targets = formatTargets(judgeTargets({ lifecycles: all, failures: failed, skipCheckpoints: opts.skipCheckpoints }));
+  const table = formatEngineReport(all, opts) + formatFailures(failures) + "\n" + targets;
   process.stdout.write(`${table}\n`);
   progress(`wrote ${opts.out}`);
 }

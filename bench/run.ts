@@ -27,6 +27,7 @@ import { makeDriver, type ClientKind, type Driver, type DriverSession } from "./
 import { groupCpuMs, groupCpuMsFine, median, percentile, Recorder, RssSampler } from "./measure.js";
 import { providerSets, type Language, type ProviderSet } from "./payloads.js";
 import { addRatios, DEFAULT_PLUGINS, formatReport, PLUGINS, writeJson, type BootTimes, type FirstRange, type PluginSpec, type Report, type Result, type RoundResult, type WorkloadInfo } from "./report.js";
+import { formatTargets, judgeTargets } from "./targets.js";
 import { checkRequest, configureRequest, createRequest, FIRST, FIRST_GAP_MS, FULL, loadWorkloads, SMOKE, STARTUP, type LoadWorkload, type Prepared, type Sizes, type Target } from "./workloads.js";
 
 const BENCH_DIR = fileURLToPath(new URL("../../bench/", import.meta.url));
@@ -662,7 +663,10 @@ export async function main(argv: string[]): Promise<void> {
   const report: Report = { meta: meta(opts, sizes, loadAtStart), plugins: specs, workloads, results };
   writeJson(opts.out, report);
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(" ");
-  process.stdout.write(`${formatReport(report)}\n\nLoad average at start ${load(loadAtStart)}, at end ${load(os.loadavg())}.\nJSON: ${opts.out}\n`);
+  // The issue's targets this run can judge: the start-up workload's first Create (bench/targets.ts).
+  const startupOf = (id: string) => results.find((r) => r.workload === STARTUP.id && r.plugin === id)?.firstCreateMs;
+  const targets = formatTargets(judgeTargets(selected.startup ? { startup: { oursPython: startupOf("ours-python"), pythonReference: startupOf("python-ref") } } : {}));
+  process.stdout.write(`${formatReport(report)}\n${targets}\n\nLoad average at start ${load(loadAtStart)}, at end ${load(os.loadavg())}.\nJSON: ${opts.out}\n`);
 }
 
 // The SDK loaded to serialize Node providers warns about deprecated Node APIs; that is not ours to show.

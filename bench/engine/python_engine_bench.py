@@ -21,7 +21,10 @@ settings: {"root": <dir holding bin/pulumi>, "backend": <state dir>, "home": <PU
            "work_dir": <program directory>, "stack": <stack name>, "n": <resources>,
            "provider": "trivial" | "waiting" | "distinct" | "declared" | "none", "steps": [<step names>],
            "generation": <the inputs' generation: 1, then 2 from up-update on>,
-           "remove": <remove the stack after the steps>}
+           "remove": <remove the stack after the steps>,
+           "runtime_env": <optional: the PULUMI_RUNTIME_* to give the plugin instead of toolchain pip and "venv">,
+           "runtime_options": <optional: Pulumi.yaml's runtime options instead of toolchain pip and "venv">,
+           "declare": <optional, default true: add the declared provider to Pulumi.yaml>}
 Prints one JSON object: {"seconds": {<step>: s}, "ran_by": <what the provider reported>, "changes": {<step>: {...}}}.
 """
 
@@ -106,7 +109,12 @@ def main():
     env = dict(settings["env"])
     # Under an inline program the engine passes the plugin no runtime options: the two
     # variables it derives from them for a program it runs itself stand in for them.
-    env.update(PULUMI_RUNTIME_TOOLCHAIN="pip", PULUMI_RUNTIME_VIRTUALENV=venv)
+    # The whole-command trace (bench/trace-run.ts) names its own: uv, poetry, no virtualenv.
+    runtime_env = settings.get("runtime_env")
+    env.update(runtime_env if runtime_env is not None else {"PULUMI_RUNTIME_TOOLCHAIN": "pip", "PULUMI_RUNTIME_VIRTUALENV": venv})
+    runtime_options = settings.get("runtime_options")
+    if runtime_options is None:
+        runtime_options = {"toolchain": "pip", "virtualenv": venv}
     stack = auto.create_or_select_stack(
         stack_name=settings["stack"],
         project_name=PROJECT,
@@ -119,7 +127,7 @@ def main():
             project_settings=auto.ProjectSettings(
                 name=PROJECT,
                 main=settings["work_dir"],
-                runtime=auto.ProjectRuntimeInfo(name="python", options={"toolchain": "pip", "virtualenv": venv}),
+                runtime=auto.ProjectRuntimeInfo(name="python", options=runtime_options),
                 backend=auto.ProjectBackend(url=f"file://{settings['backend']}"),
             ),
         ),
@@ -129,7 +137,8 @@ def main():
     project_file = os.path.join(settings["work_dir"], "Pulumi.yaml")
     with open(project_file) as f:
         written = f.read()
-    if "pulumi-dynamic-host:" not in written:
+    # (Not for the whole-command trace, "declare": false: a project that declares nothing, as most.)
+    if settings.get("declare", True) and "pulumi-dynamic-host:" not in written:
         with open(project_file, "a") as f:
             f.write(f"pulumi-dynamic-host:\n  providers:\n    {DECLARED_TYPE}: bench_declared:Trivial\n")
 

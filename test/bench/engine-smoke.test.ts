@@ -100,4 +100,15 @@ describe("bench --engine (smoke: N = 1, one round)", function () {
     expect(stdout).to.include("| host waiting for a CPU s: ours | reference | engine CPU s: ours | reference |");
     expect(stdout).to.match(/\| up-create \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ s ±\d+% \| [\d.]+ \|/);
   });
+
+  it("ends with the Targets table, the N = 1 commands judged from this run and the sizes it did not run said so", function () {
+    const targets = stdout.slice(stdout.indexOf("## Targets"));
+    expect(stdout.indexOf("## Targets"), stdout).to.be.above(-1);
+    const row = (what: string) => targets.split("\n").find((l) => l.includes(what)) ?? "";
+    expect(row("one-resource Python program")).to.match(/trivial: preview \d+\.\d\d.*up-create \d+\.\d\d.*destroy \d+\.\d\d/).and.match(/\| (holds|misses) \|$/);
+    expect(row("Node mode")).to.match(/trivial: preview \d+\.\d\d/).and.match(/\| (holds|misses) \|$/);
+    expect(row("first Create after spawn")).to.match(/\| not measured \|$/);
+    expect(row("1,000 resources")).to.match(/\| not measured \|$/);
+    expect(row("10,000 resources")).to.match(/\| not measured \|$/);
+  });
 });

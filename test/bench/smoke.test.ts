@@ -108,6 +108,15 @@ describe("bench --smoke", function () {
     expect(stdout).to.include(bootNote(boots));
   });
 
+  it("ends with the Targets table: the first Create judged from the start-up workload, the engine's targets not measured", function () {
+    const targets = stdout.slice(stdout.indexOf("## Targets"));
+    expect(stdout.indexOf("## Targets"), stdout).to.be.above(-1);
+    const rows = targets.split("\n").filter((l) => l.startsWith("| ") && !l.startsWith("| target"));
+    expect(rows).to.have.length(5);
+    expect(rows[0]).to.match(/\d+\.\d \/ \d+\.\d ms = \d+\.\d\d×/).and.match(/\| (holds|misses) \|$/);
+    for (const r of rows.slice(1)) expect(r).to.match(/\| not measured \|$/);
+  });
+
   it("prints one table per workload", function () {
     for (const id of workloadIds) expect(stdout).to.include(`${id} — `);
     expect(stdout).to.include("×Node ref");
