@@ -111,9 +111,9 @@ export function sandbox(prefix: string): Sandbox {
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
     PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS: "true",
     PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK: "true",
-    // As the tests have it (test/helpers/paths.ts: off unless a run turns it on); programs run with a
-    // filtered environment, so it is passed on here.
-    PULUMI_DYNAMIC_HOST_PRELOAD: process.env.PULUMI_DYNAMIC_HOST_PRELOAD ?? "0",
+    // The preloader as this process has it (the tests: off unless a run turns it on, test/helpers/paths.ts;
+    // the benchmarks: as users have it); programs run with PULUMI_* filtered out, so it is passed on here.
+    ...(process.env.PULUMI_DYNAMIC_HOST_PRELOAD !== undefined ? { PULUMI_DYNAMIC_HOST_PRELOAD: process.env.PULUMI_DYNAMIC_HOST_PRELOAD } : {}),
   };
   return { dir, home, backend, env, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
