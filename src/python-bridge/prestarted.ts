@@ -6,6 +6,11 @@
 // PULUMI_DYNAMIC_HOST_PRESTARTED, and how it ended is read from /proc (the
 // launcher starts one only where /proc exists).
 //
+// Where the environment's preloader forked it instead (python-stub/preloader.py,
+// docs/preloader.md), it is the preloader's child: /proc shows the preloader's
+// start, so the launcher passes a digest of the environment it gave the worker,
+// and the preloader says on a connection the host inherits how the worker ended.
+//
 // It is used only if it is exactly the worker the host would have spawned: the
 // same interpreter, arguments and environment, read back from /proc. Otherwise
 // (the launcher picked another interpreter, the environment differs, the
