@@ -22,6 +22,7 @@ import { closeSync, readFileSync, realpathSync } from "node:fs";
 import net from "node:net";
 import { constants } from "node:os";
 import { log } from "../host/diagnostics/log.js";
+import { processAlive } from "../host/files/cache-root.js";
 import type { Interpreter } from "./interpreter.js";
 import { programPathEnv, PROGRAM_PATH_VARIABLE } from "./program-paths.js";
 import type { WorkerHandle } from "./worker-handle.js";
@@ -237,7 +238,7 @@ class PrestartedWorker implements WorkerHandle {
 
   private poll(): void {
     // A forked worker is the preloader's child: it says how the worker ended, unless it is gone too.
-    const exit = this.status ? (this.status.destroyed && !alive(this.pid) ? { code: null, signal: null } : undefined) : exitOf(this.pid);
+    const exit = this.status ? (this.status.destroyed && !processAlive(this.pid) ? { code: null, signal: null } : undefined) : exitOf(this.pid);
     if (exit) this.ended(exit);
   }
 
@@ -247,15 +248,6 @@ class PrestartedWorker implements WorkerHandle {
     clearInterval(this.timer);
     this.status?.destroy();
     for (const l of this.listeners.splice(0)) l(exit);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -162,7 +162,7 @@ function pruneDeadTemps(tmp: string): void {
   }
   for (const name of names) {
     const pid = Number(/^pulumi-dynamic-host-(\d+)-\w{6}$/.exec(name)?.[1]);
-    if (!pid || pid === process.pid || alive(pid)) continue;
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
     const p = path.join(tmp, name);
     const st = lstatOf(p);
     if (!st?.isDirectory() || (uid !== undefined && st.uid !== uid)) continue;
@@ -174,7 +174,8 @@ function pruneDeadTemps(tmp: string): void {
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid runs (this user's or another's). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
