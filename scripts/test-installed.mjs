@@ -65,8 +65,10 @@ execFileSync(
     ...DECLARED_SUITES,
     // 1,000 declared Python resources in one program, through the executable.
     "dist/test/e2e/declared-scale.test.js",
-    // The executable's own Python launcher: its worker taken by the host (its files extracted by the runs above).
+    // The executable's own Python launcher: its worker taken by the host (its files extracted by the runs above),
+    // and the preloader it leaves, forking later starts' workers.
     "dist/test/python/launcher.test.js",
+    "dist/test/python/preloader.test.js",
     // The conformance kit from the executable, in fresh user projects, against both references and both our plugins
     // (mocha's run covers npm i -g of the packed package and the wheel).
     "dist/test/conformance/kit.test.js",
@@ -83,8 +85,8 @@ if (!process.argv[2]) {
   const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))[0];
   const prefix = path.join(scratch, "prefix");
   execFileSync("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", path.join(scratch, packed.filename)], { stdio: ["ignore", "inherit", "inherit"] });
-  process.stderr.write(`test-installed: the declared-provider suites against npm i -g of ${packed.filename}\n`);
-  execFileSync(process.execPath, [...MOCHA, ...DECLARED_SUITES], {
+  process.stderr.write(`test-installed: the declared-provider suites, the launcher and its preloader against npm i -g of ${packed.filename}\n`);
+  execFileSync(process.execPath, [...MOCHA, ...DECLARED_SUITES, "dist/test/python/launcher.test.js", "dist/test/python/preloader.test.js"], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, PULUMI_DYNAMIC_HOST_UNDER_TEST: path.join(prefix, "bin") },
