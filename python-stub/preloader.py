@@ -131,7 +131,7 @@ class Preloader:
         return None
 
     def read_request(self, conn):
-        """The request on `conn`: (fds, key, cwd, umask, env)."""
+        """The request on `conn`: (fds, key, cwd, umask, limits, env)."""
         size = socket.CMSG_SPACE(3 * array.array("i").itemsize)
         data, ancillary, _flags, _addr = conn.recvmsg(65536, size)
         fds = array.array("i")
