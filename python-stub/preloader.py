@@ -189,12 +189,14 @@ class Preloader:
         if why is not None:
             for fd in fds:
                 os.close(fd)
+            # Stale: gone from the socket and the lock before the answer, so the preloader the start
+            # leaves in its place finds both free.
+            if why.startswith("declined stale"):
+                self.stop_listening()
             try:
                 conn.sendall(why.encode("utf-8", "replace") + b"\n")
             finally:
                 conn.close()
-            if why.startswith("declined stale"):
-                self.stop_listening()
             return False
         pid = os.fork()
         if pid == 0:

@@ -253,9 +253,19 @@ def _start_preloader(python, stub, directory, name, key, env):
         if os.fork():
             os._exit(0)
         import fcntl
+        import time
 
         lock = os.open(os.path.join(directory, name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        # A stale preloader lets go of it as it declines; one that serves keeps it, and this one gives up.
+        for attempt in range(40):
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if attempt == 39:
+                    raise
+                time.sleep(0.05)
+        os.ftruncate(lock, 0)
         null = os.open("/dev/null", os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
@@ -268,8 +278,6 @@ def _start_preloader(python, stub, directory, name, key, env):
         os.set_inheritable(lock, True)
         os.chdir(directory)
         os.write(lock, b"%d\n" % os.getpid())
-        import time
-
         time.sleep(int(env.get("PULUMI_DYNAMIC_HOST_PRELOAD_DELAY_MS", "1000")) / 1000)
         penv = {k: v for k, v in env.items() if _keyed(k)}
         penv.update(
