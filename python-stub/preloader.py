@@ -165,6 +165,23 @@ class Preloader:
             raise
         return fds, key, cwd, umask, limits, env
 
+    def refusal(self, key, cwd, limits):
+        """Why this preloader must not fork the worker a start asks for, or None; each check made once."""
+        if key != self.key:
+            return "declined another environment"
+        changed = self.stale()
+        if changed is not None:
+            return "declined stale: %s changed since it was loaded" % changed
+        limit = self.lower_limit(limits)
+        if limit is not None:
+            return "declined its %s hard limit is below this start's" % limit
+        if threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
+            return "declined threads are running in it"
+        shadow = self.shadowed(cwd)
+        if shadow is not None:
+            return "declined the program directory has %s, which a worker would import as %s" % shadow
+        return None
+
     def answer(self, conn):
         """One request: forks the worker and says its pid, or says why not. Returns in the child."""
         conn.settimeout(2)
@@ -173,19 +190,7 @@ class Preloader:
             conn.close()
             return False
         fds, key, cwd, umask, limits, env = self.read_request(conn)
-        why = None
-        if key != self.key:
-            why = "declined another environment"
-        elif self.stale() is not None:
-            why = "declined stale: %s changed since it was loaded" % self.stale()  # stat'ed twice only when stale
-        elif self.lower_limit(limits) is not None:
-            why = "declined its %s hard limit is below this start's" % self.lower_limit(limits)
-        elif threading.active_count() != 1 or len(os.listdir("/proc/self/task")) != 1:
-            why = "declined threads are running in it"
-        else:
-            shadow = self.shadowed(cwd)
-            if shadow is not None:
-                why = "declined the program directory has %s, which a worker would import as %s" % shadow
+        why = self.refusal(key, cwd, limits)
         if why is not None:
             for fd in fds:
                 os.close(fd)
