@@ -51,7 +51,7 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
   const go = new Promise<void>((resolve) => (begin = resolve));
   const runtime = new DeferredRuntime("python", "encoded", async () => {
     await go;
-    const { forwardStdout } = await import("../python-bridge/spawn.js");
+    const { forwardStdout } = await import("../python-bridge/worker-stdout.js");
     forwardStdout(first);
     const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }, { OtherPythons }] = await Promise.all([
       import("../python-bridge/pool.js"),

@@ -7,7 +7,6 @@
 // costs about 23 ms first (docs/performance.md). Otherwise the pool loads this
 // module only when it starts a worker itself.
 import { execa } from "execa";
-import type { Readable } from "node:stream";
 import type { Interpreter } from "./interpreter.js";
 import { programPathEnv } from "./program-paths.js";
 import { workerArgs, workerBaseEnv, workerSettings } from "./worker-settings.js";
@@ -17,7 +16,7 @@ import { workerArgs, workerBaseEnv, workerSettings } from "./worker-settings.js"
  * the reference); fd 2 is read by the host; fd 3 is the JSON-RPC channel.
  * With `stdout: "pipe"` (a worker started before the port line, which must be
  * the first line on the host's stdout) fd 1 is a pipe the host forwards to
- * its stdout once the port line is out (forwardStdout).
+ * its stdout once the port line is out (worker-stdout.ts).
  * `cwd` is the program's (the engine's pwd for the plugin); the worker also
  * gets the program's import paths (program-paths.ts).
  */
@@ -40,18 +39,6 @@ export function spawnWorker(interpreter: Interpreter, cwd: string, script = work
   (child.stdio[3] as unknown as NodeJS.ReadableStream).pause();
   child.stdout?.pause();
   return child;
-}
-
-/**
- * Sends what a worker spawned with `stdout: "pipe"` printed, and will print, to
- * the host's stdout, in order, after whatever the host has written there (the
- * port line). A host whose stdout is gone (the engine closed it) drops the bytes,
- * as the worker's own write would have failed.
- */
-export function forwardStdout(child: { stdout: Readable | null }): void {
-  if (!child.stdout) return;
-  process.stdout.on("error", () => undefined);
-  child.stdout.pipe(process.stdout, { end: false });
 }
 
 export type WorkerChild = ReturnType<typeof spawnWorker>;
