@@ -220,3 +220,64 @@ describe("worker channel: acknowledgements ($/ack)", function () {
     expect(err.message).to.match(new RegExp(`^Create ${create.urn}: the worker sent an acknowledgement outside the protocol`));
   });
 });
+
+describe("worker channel: batches (one write for the requests a busy worker has not yet taken)", function () {
+  /** A connection whose stream records each write call (`calls`: the ids of the messages each carried). */
+  function counted() {
+    const decoder = new FrameDecoder();
+    const calls: number[][] = [];
+    const record = (chunks: Buffer[]) => calls.push(chunks.flatMap((c) => decoder.push(c)).map((m: any) => m.id));
+    const stream = new Duplex({
+      read() {},
+      write(chunk: Buffer, _enc, cb) {
+        record([chunk]);
+        cb();
+      },
+      writev(chunks, cb) {
+        record(chunks.map((c) => c.chunk as Buffer));
+        cb();
+      },
+    });
+    const conn = new RpcConnection(stream, () => undefined, () => undefined);
+    const answer = (message: unknown) => stream.push(Buffer.concat(encodeFrame(message)));
+    return { conn, calls, answer };
+  }
+  const turn = () => new Promise((r) => setImmediate(r));
+  /** Runs `steps` as callbacks of one event-loop turn, as the engine's requests arriving in separate reads. */
+  const inOneTurn = (...steps: (() => void)[]) => Promise.all(steps.map((step) => new Promise<void>((r) => setImmediate(() => (step(), r())))));
+  const ask = (conn: RpcConnection, urn: string) => void settle(conn.request({ ...create, urn }, { urn, providerId: 1 }));
+
+  it("while an earlier request is untaken, the requests of one turn leave in one write", async function () {
+    const { conn, calls } = counted();
+    ask(conn, "a");
+    await turn();
+    expect(calls).to.deep.equal([[1]]);
+    await inOneTurn(() => ask(conn, "b"), () => ask(conn, "c"), () => ask(conn, "d"));
+    await turn();
+    expect(calls).to.deep.equal([[1], [2, 3, 4]]);
+  });
+
+  it("once the worker took (or answered) every request, the next one leaves at the end of its own callback", async function () {
+    const { conn, calls, answer } = counted();
+    ask(conn, "a");
+    ask(conn, "b");
+    await turn();
+    expect(calls).to.deep.equal([[1, 2]]);
+    // a taken, b answered without an acknowledgement: neither is waiting for the worker.
+    answer({ jsonrpc: "2.0", method: "$/ack", params: { ids: [1] } });
+    answer({ jsonrpc: "2.0", id: 2, result: { id: "b", outs: Buffer.alloc(0) } });
+    await turn();
+    const seenByC: number[][][] = [];
+    await inOneTurn(
+      () => ask(conn, "c"),
+      () => {
+        seenByC.push(calls.map((c) => [...c]));
+        ask(conn, "d");
+      },
+    );
+    await turn();
+    // c left before the next callback ran; d, behind c, at the turn's end.
+    expect(seenByC).to.deep.equal([[[1, 2], [3]]]);
+    expect(calls).to.deep.equal([[1, 2], [3], [4]]);
+  });
+});
