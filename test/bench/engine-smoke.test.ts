@@ -11,29 +11,16 @@
 // at how fast anything was: this is a shared 2-core machine; the numbers are
 // read by people in docs/performance.md.
 import { expect } from "chai";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { STEPS } from "../../bench/engine-run.js";
-import { runBench } from "../helpers/run-bench.js";
+import { runBenchJson } from "../helpers/run-bench.js";
 
 describe("bench --engine (smoke: N = 1, one round)", function () {
   this.timeout(600_000);
-  let dir: string;
   let doc: any;
   let stdout = "";
 
   before(async function () {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-engine-smoke-"));
-    const out = path.join(dir, "engine.json");
-    const run = await runBench(["--engine", "--n", "1", "--providers", "trivial,distinct,declared", "--rounds", "1", "--out", out]);
-    stdout = run.stdout;
-    expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
-    doc = JSON.parse(fs.readFileSync(out, "utf8"));
-  });
-
-  after(function () {
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    ({ stdout, doc } = await runBenchJson(["--engine", "--n", "1", "--providers", "trivial,distinct,declared", "--rounds", "1"]));
   });
 
   it("runs the floor, ours and the reference for both languages, and ours alone for the declared type, every step timed", function () {

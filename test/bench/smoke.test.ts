@@ -7,33 +7,20 @@
 // command whose numbers are read by people (docs/performance.md).
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { bootNote, DEFAULT_PLUGINS, type BootTimes, type Report } from "../../bench/report.js";
 import { FIRST, loadWorkloads, SMOKE, STARTUP } from "../../bench/workloads.js";
 import { REPO, VENV_PYTHON } from "../helpers/paths.js";
-import { runBench } from "../helpers/run-bench.js";
+import { runBenchJson } from "../helpers/run-bench.js";
 
 describe("bench --smoke", function () {
   this.timeout(300_000);
-  let dir: string;
   let report: Report;
   let stdout = "";
   const { standard, optIn } = loadWorkloads(SMOKE);
   const workloadIds = [STARTUP.id, FIRST.id, ...standard.map((w) => w.id), ...optIn.map((w) => w.id)];
 
   before(async function () {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-smoke-"));
-    const out = path.join(dir, "smoke.json");
-    const run = await runBench(["--smoke", "--only", "startup,first,trivial,io,cpu,cycle,distinct,payload", "--out", out]);
-    stdout = run.stdout;
-    expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
-    report = JSON.parse(fs.readFileSync(out, "utf8")) as Report;
-  });
-
-  after(function () {
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    ({ stdout, doc: report } = await runBenchJson<Report>(["--smoke", "--only", "startup,first,trivial,io,cpu,cycle,distinct,payload"]));
   });
 
   it("lists every plugin and every workload", function () {
@@ -172,21 +159,11 @@ describe("bench --smoke", function () {
 // --fresh: what a command's plugin meets, each pass in a plugin launched for it and not warmed.
 describe("bench --smoke --fresh", function () {
   this.timeout(300_000);
-  let dir: string;
   let report: Report;
   let stdout = "";
 
   before(async function () {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-fresh-"));
-    const out = path.join(dir, "fresh.json");
-    const run = await runBench(["--smoke", "--fresh", "--only", "trivial-c8,io", "--plugins", "ours-python,python-ref,ceiling", "--out", out]);
-    stdout = run.stdout;
-    expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
-    report = JSON.parse(fs.readFileSync(out, "utf8")) as Report;
-  });
-
-  after(function () {
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    ({ stdout, doc: report } = await runBenchJson<Report>(["--smoke", "--fresh", "--only", "trivial-c8,io", "--plugins", "ours-python,python-ref,ceiling"]));
   });
 
   it("runs every pass in a plugin of its own, every request answered OK", function () {

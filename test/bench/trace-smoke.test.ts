@@ -8,30 +8,17 @@
 // in that order and the Targets table judges the Python commands from the run.
 // Nothing here looks at how fast anything was (a shared 2-core machine).
 import { expect } from "chai";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { MARKS, outOfOrder, PHASES, RESOURCE_METHODS } from "../../bench/trace-phases.js";
 import { TRACE_STEPS } from "../../bench/trace-run.js";
-import { runBench } from "../helpers/run-bench.js";
+import { runBenchJson } from "../helpers/run-bench.js";
 
 describe("bench --engine --trace (smoke: one environment, one round)", function () {
   this.timeout(600_000);
-  let dir: string;
   let doc: any;
   let stdout = "";
 
   before(async function () {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-trace-smoke-"));
-    const out = path.join(dir, "trace.json");
-    const run = await runBench(["--engine", "--trace", "--envs", "virtualenv", "--rounds", "1", "--out", out]);
-    stdout = run.stdout;
-    expect(run.code, `bench exited with ${run.code}; stderr:\n${run.stderr}`).to.equal(0);
-    doc = JSON.parse(fs.readFileSync(out, "utf8"));
-  });
-
-  after(function () {
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    ({ stdout, doc } = await runBenchJson(["--engine", "--trace", "--envs", "virtualenv", "--rounds", "1"]));
   });
 
   it("runs every step with both plugins, traced, and again untraced", function () {
