@@ -25,7 +25,7 @@ It never serves what a fresh worker would not have been:
 - anything else fails: prestart.py starts a fresh worker, the host says why at -v.
 
 It exits after PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S seconds (600) with no request
-and no worker. PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps it from being used or started.
+and no worker, and at SIGTERM; either way it removes its socket and lock file. PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps it from being used or started.
 docs/preloader.md has the whole design.
 
 Who calls: worker.py, after loading its modules, when the variable is set.
@@ -85,6 +85,9 @@ class Preloader:
         self.path = os.environ.pop("PULUMI_DYNAMIC_HOST_PRELOADER")
         self.key = os.environ.pop("PULUMI_DYNAMIC_HOST_PRELOAD_KEY")
         self.lock = int(os.environ.pop("PULUMI_DYNAMIC_HOST_PRELOAD_LOCK_FD"))
+        # The lock file beside the socket (prestart.py names both): removed with the socket when it leaves.
+        self.lock_path = self.path[: -len(".sock")] + ".lock" if self.path.endswith(".sock") else None
+        self.pid = os.getpid()
         self.idle_s = float(os.environ.get("PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S", "600"))
         self.home = os.getcwd()
         self.names = _module_names()
@@ -232,6 +235,7 @@ class Preloader:
                     pass  # answer() declined a start whose hard limit it could not give
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         self.selector.close()
         if self.listening is not None:
             self.listening.close()
@@ -263,16 +267,41 @@ class Preloader:
     def stop_listening(self):
         if self.listening is None:
             return
-        # Unlinked while the lock is held: no other preloader can have bound the path yet.
-        try:
-            os.unlink(self.path)
-        except OSError:
-            pass
+        self.leave()
         self.selector.unregister(self.listening)
         self.listening.close()
         self.listening = None
         os.close(self.lock)
         self.lock = os.open("/dev/null", os.O_RDONLY)
+
+    def leave(self):
+        """
+        Removes its socket and lock file, while it holds the lock: no other preloader can have
+        bound the socket's path yet, and the lock file is still its own (a start that was waiting
+        for the lock finds it unlinked and takes a new one, prestart.py).
+        """
+        try:
+            os.unlink(self.path)
+        except OSError:
+            pass
+        if self.lock_path is None:
+            return
+        try:
+            if os.stat(self.lock_path).st_ino == os.fstat(self.lock).st_ino:
+                os.unlink(self.lock_path)
+        except OSError:
+            pass
+
+    def terminated(self, signum, frame):
+        """SIGTERM (a shutdown, a `kill`): it leaves nothing behind; its workers serve on, their ends seen from /proc."""
+        if os.getpid() != self.pid:
+            # A fork between os.fork() and become_worker(): the worker's default, not the preloader's.
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        if self.listening is not None:
+            self.leave()
+        os._exit(0)
 
     def reap(self):
         while self.children:
@@ -298,6 +327,7 @@ class Preloader:
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_w, False)
         signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+        signal.signal(signal.SIGTERM, self.terminated)
         signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
         self.selector.register(self.wake_r, selectors.EVENT_READ, "wake")
         try:

@@ -255,16 +255,30 @@ def _start_preloader(python, stub, directory, name, key, env):
         import fcntl
         import time
 
-        lock = os.open(os.path.join(directory, name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+        lock_path = os.path.join(directory, name + ".lock")
         # A stale preloader lets go of it as it declines; one that serves keeps it, and this one gives up.
+        # One that leaves removes the file first: a lock taken on a file no longer at the path is not
+        # the path's, and is taken again on a new file.
+        lock = -1
         for attempt in range(40):
+            if lock < 0:
+                lock = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
             try:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
             except BlockingIOError:
                 if attempt == 39:
                     raise
                 time.sleep(0.05)
+                continue
+            try:
+                if os.stat(lock_path).st_ino == os.fstat(lock).st_ino:
+                    break
+            except FileNotFoundError:
+                pass
+            os.close(lock)
+            lock = -1
+        else:
+            raise RuntimeError("the lock file kept changing")
         os.ftruncate(lock, 0)
         null = os.open("/dev/null", os.O_RDWR)
         for fd in (0, 1, 2):

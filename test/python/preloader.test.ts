@@ -55,14 +55,27 @@ describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interp
           const c = net.connect(path.join(socketDir, sock));
           c.once("connect", () => (c.destroy(), resolve(true))).once("error", () => resolve(false));
         });
-        const pid = Number(fs.readFileSync(path.join(socketDir, sock.replace(/\.sock$/, ".lock")), "utf8").trim());
+        const pid = readPid(path.join(socketDir, sock.replace(/\.sock$/, ".lock")));
         if (listening && pid > 0) return pid;
       }
       await sleep(50);
     }
     throw new Error(`no preloader listens in ${socketDir}`);
   };
-  const preloaders = () => (fs.existsSync(socketDir) ? fs.readdirSync(socketDir).filter((f) => f.endsWith(".lock")) : []).map((f) => Number(fs.readFileSync(path.join(socketDir, f), "utf8").trim()));
+  /** The pid in a lock file; 0 once a leaving preloader removed it. */
+  const readPid = (file: string) => {
+    try {
+      return Number(fs.readFileSync(file, "utf8").trim());
+    } catch {
+      return 0;
+    }
+  };
+  const preloaders = () => (fs.existsSync(socketDir) ? fs.readdirSync(socketDir).filter((f) => f.endsWith(".lock")) : []).map((f) => readPid(path.join(socketDir, f))).filter((pid) => pid > 0);
+  /** Waits for `pid` to end (gone, or a zombie of an ended parent). */
+  const ended = async (pid: number) => {
+    for (let i = 0; i < 200 && processState(pid) !== undefined && processState(pid) !== "Z"; i++) await sleep(25);
+    return processState(pid) === undefined || processState(pid) === "Z";
+  };
   const stopPreloaders = async () => {
     for (const pid of preloaders()) {
       try {
@@ -195,6 +208,32 @@ describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interp
     expect(p.stderr).to.contain("python worker: fresh worker: none: Connection refused");
     expect(f.ppid).to.equal(p.child.pid);
     expect(await preloader()).to.not.equal(dead);
+  });
+
+  it("an idle preloader exits and leaves nothing in its directory: neither its socket nor its lock file", async function () {
+    env.PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S = "2";
+    await (await launch()).stop();
+    const pid = await preloader();
+    expect(fs.readdirSync(socketDir).sort()).to.have.length(2);
+    expect(await ended(pid), "it exits when idle").to.equal(true);
+    expect(fs.readdirSync(socketDir)).to.deep.equal([]);
+  });
+
+  it("a preloader sent SIGTERM leaves nothing behind; its forked worker serves on, and the next start leaves a new one", async function () {
+    await (await launch()).stop();
+    const old = await preloader();
+    const p = await launch();
+    const before = await create<Facts>(p, "before", "facts");
+    expect(before.ppid).to.equal(old);
+    process.kill(old, "SIGTERM");
+    expect(await ended(old)).to.equal(true);
+    expect(fs.readdirSync(socketDir)).to.deep.equal([]);
+    const after = await create<Facts>(p, "after", "facts");
+    expect(after.pid, "the same worker, still serving").to.equal(before.pid);
+    const next = await launch();
+    await create<Facts>(next, "next", "facts");
+    expect(next.stderr).to.contain("python worker: fresh worker: none: No such file or directory");
+    expect(await preloader()).to.not.equal(old);
   });
 
   it("PULUMI_DYNAMIC_HOST_PRELOAD=0: none is used or started", async function () {
