@@ -1,7 +1,7 @@
 // `pulumi-dynamic-host doctor [--stack-export FILE] [DIR]`: what the engine
 // will launch for the program in DIR and with which Node and Python, and,
 // given a stack export, whether each dynamic resource's provider can be loaded
-// there. Runs no provider code (see python-probe.ts for what the Python check
+// there, and which Python preloaders of this user are running (preloaders.ts). Runs no provider code (see python-probe.ts for what the Python check
 // imports; a Node reference's export is read from the module's source,
 // module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
 // a summary; the exit status is 1 when any line is a problem.
@@ -17,6 +17,7 @@ import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "./install.
 import { nodeRuntime, pulumiSdk, type NodeRuntime } from "./node-environment.js";
 import { satisfiesEngines } from "./node-engines.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
+import { describePreloader, preloaderDirectory, preloadersIn } from "./preloaders.js";
 import { probePython, versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
 import { checkNodeReference, checkNodeReferences, checkPythonReferences, helperLabel, NODE_HELPER_ORIGIN, pythonReferenceQuestions, readDeclarations, type PythonReference } from "./reference-checks.js";
 import { analyzeResources, checkResource, needsOtherPython, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
@@ -142,6 +143,13 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   const python = await checkPython(launch, resolution, ask, (why) => block(["python"], why), f);
   checkPythonReferences(declared.python, python, f);
   for (const reference of checkPythonReferences(heldPython, python, f)) unloadable.add(`python\0${reference}`);
+  for (const p of preloadersIn(preloaderDirectory(opts.env))) {
+    f(
+      "ok",
+      `python preloader: ${describePreloader(p)}; it forks the Python workers of the next plugin starts in its environment and exits after ` +
+        `PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S (600 s) without one; \`kill ${p.pid}\` stops it, leaving nothing behind, and PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps them from being used or started`,
+    );
+  }
   const otherPythons = python?.ok && resolution.ok ? await searchOtherPythons(launch, resolution.interpreter, analyses.values(), python.probe) : undefined;
   const verdicts = { loads: 0, cannot: 0, unchecked: 0 };
   for (const r of resources ?? []) verdicts[checkResource(r, { cwd: launch.cwd, blockers, analyses, python, otherPythons, unloadable }, f)]++;

@@ -9,6 +9,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { doctor } from "../../src/cli/doctor.js";
 import { pythonProvider } from "../helpers/payloads.js";
 import { PYTHON_PROGRAM } from "../helpers/paths.js";
 import { ENGINE_ADDRESS, Plugin, type LaunchOptions } from "../helpers/plugin.js";
@@ -234,6 +235,27 @@ describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interp
     await create<Facts>(next, "next", "facts");
     expect(next.stderr).to.contain("python worker: fresh worker: none: No such file or directory");
     expect(await preloader()).to.not.equal(old);
+  });
+
+  it("doctor names each running preloader: its pid, interpreter, age and memory, and how to stop it; none once it is gone", async function () {
+    await (await launch()).stop();
+    const pid = await preloader();
+    const lines = async () => {
+      const out: string[] = [];
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "preloader-doctor-"));
+      await doctor({ dir, env: { ...process.env, ...env } }, (l) => out.push(l), () => undefined);
+      fs.rmSync(dir, { recursive: true, force: true });
+      return out.filter((l) => l.includes("python preloader"));
+    };
+    const [line, ...more] = await lines();
+    expect(more).to.deep.equal([]);
+    const interpreter = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
+    expect(line.startsWith(`ok: python preloader: pid ${pid} (${interpreter}), started `), line).to.equal(true);
+    expect(line).to.match(/, started \d+ s ago, \d+ MiB resident; /);
+    expect(line).to.contain(`\`kill ${pid}\` stops it, leaving nothing behind, and PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps them from being used or started`);
+    process.kill(pid, "SIGTERM");
+    expect(await ended(pid)).to.equal(true);
+    expect(await lines()).to.deep.equal([]);
   });
 
   it("PULUMI_DYNAMIC_HOST_PRELOAD=0: none is used or started", async function () {

@@ -1,0 +1,84 @@
+// The Python preloaders of this user, seen from outside (docs/preloader.md): for `doctor`, which
+// says what the Python processes that outlive `pulumi up` are, and how to stop them.
+//
+// A preloader's directory is the one python-stub/prestart.py picks: $XDG_RUNTIME_DIR/pulumi-dynamic-host,
+// else /tmp/pulumi-dynamic-host-<uid>. Each holds `<digest>.lock`, written with the preloader's pid
+// just before it starts (so the file's mtime is its start), and `<digest>.sock` while it listens.
+// Nothing here connects to a preloader or signals one: it only reads the files and /proc.
+import fs from "node:fs";
+import path from "node:path";
+
+export interface PreloaderSeen {
+  pid: number;
+  /** The interpreter it runs, as it was started (a virtualenv's python, not what that links to). */
+  interpreter: string;
+  /** When it started (its lock file's mtime). */
+  since: Date;
+  /** Its resident memory in KiB, when /proc says. */
+  rssKiB?: number;
+  /** Listening for starts; false once it left (idle or stale) and waits for its forked workers to end. */
+  listening: boolean;
+}
+
+/** The directory prestart.py keeps preloaders' sockets in, for this environment. */
+export function preloaderDirectory(env: NodeJS.ProcessEnv, uid = process.getuid?.() ?? 0): string {
+  const runtime = env.XDG_RUNTIME_DIR ?? "";
+  return runtime.startsWith("/") ? `${runtime.replace(/\/+$/, "")}/pulumi-dynamic-host` : `/tmp/pulumi-dynamic-host-${uid}`;
+}
+
+/** The live preloaders of the directory, oldest first; none when it is missing or unreadable. */
+export function preloadersIn(directory: string, proc = "/proc"): PreloaderSeen[] {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(directory);
+  } catch {
+    return [];
+  }
+  const seen: PreloaderSeen[] = [];
+  for (const entry of entries) {
+    if (!entry.endsWith(".lock")) continue;
+    const lock = path.join(directory, entry);
+    let pid: number;
+    let since: Date;
+    try {
+      pid = Number(fs.readFileSync(lock, "utf8").trim());
+      since = fs.statSync(lock).mtime;
+    } catch {
+      continue; // removed as it left
+    }
+    if (!Number.isInteger(pid) || pid <= 0) continue;
+    const argv = argvOf(pid, proc);
+    // A lock file whose process is gone (killed outright) or is no longer a preloader (its pid reused).
+    if (!argv || !argv.some((a) => a.endsWith(`${path.sep}start.py`)) || !argv.some((a) => a.endsWith(`${path.sep}worker.py`))) continue;
+    seen.push({ pid, interpreter: argv[0], since, rssKiB: rssOf(pid, proc), listening: fs.existsSync(lock.replace(/\.lock$/, ".sock")) });
+  }
+  return seen.sort((a, b) => a.since.getTime() - b.since.getTime());
+}
+
+function argvOf(pid: number, proc: string): string[] | undefined {
+  try {
+    const raw = fs.readFileSync(`${proc}/${pid}/cmdline`, "utf8");
+    return raw.length === 0 ? undefined : raw.replace(/\0$/, "").split("\0");
+  } catch {
+    return undefined;
+  }
+}
+
+function rssOf(pid: number, proc: string): number | undefined {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`${proc}/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One finding's text for a preloader, e.g. "pid 4242 (/p/.venv/bin/python), started 3 min ago, 45 MiB resident". */
+export function describePreloader(p: PreloaderSeen, now = new Date()): string {
+  const age = Math.max(0, Math.round((now.getTime() - p.since.getTime()) / 1000));
+  const ago = age < 120 ? `${age} s` : age < 7200 ? `${Math.round(age / 60)} min` : `${Math.round(age / 3600)} h`;
+  const rss = p.rssKiB === undefined ? "" : `, ${Math.round(p.rssKiB / 1024)} MiB resident`;
+  const state = p.listening ? "" : ", no longer taking starts (it exits when its workers do)";
+  return `pid ${p.pid} (${p.interpreter}), started ${ago} ago${rss}${state}`;
+}
+
