@@ -5,6 +5,7 @@
 // ends is reported as any worker's. A stale, shadowed, dead or switched-off preloader never costs a
 // start: a fresh worker serves, and the host says why at -v. Started as the engine starts the plugin.
 import { expect } from "chai";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -235,6 +236,23 @@ describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interp
     await create<Facts>(next, "next", "facts");
     expect(next.stderr).to.contain("python worker: fresh worker: none: No such file or directory");
     expect(await preloader()).to.not.equal(old);
+  });
+
+  it("a start that waited for the lock of a preloader that left takes a new lock file, not the removed one", async function () {
+    await (await launch()).stop();
+    const dead = await preloader();
+    const lock = path.join(socketDir, fs.readdirSync(socketDir).find((f) => f.endsWith(".lock"))!);
+    process.kill(dead, "SIGKILL");
+    expect(await ended(dead)).to.equal(true);
+    // Another process holds the lock, then leaves as a preloader does: removes the file, then lets go.
+    const holder = spawn("python3", ["-c", `import fcntl, os, sys, time\nfd = os.open(sys.argv[1], os.O_RDWR)\nfcntl.flock(fd, fcntl.LOCK_EX)\nprint("held", flush=True)\ntime.sleep(0.8)\nos.unlink(sys.argv[1])\nos.close(fd)`, lock], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise((resolve) => holder.stdout!.once("data", resolve));
+    const p = await launch();
+    await create<Facts>(p, "while-held", "facts");
+    await new Promise((resolve) => holder.once("exit", resolve));
+    const next = await preloader();
+    expect(next).to.not.equal(dead);
+    expect(readPid(lock), "the lock file at the path is the new preloader's").to.equal(next);
   });
 
   it("doctor names each running preloader: its pid, interpreter, age and memory, and how to stop it; none once it is gone", async function () {
