@@ -25,7 +25,8 @@ It never serves what a fresh worker would not have been:
 - anything else fails: prestart.py starts a fresh worker, the host says why at -v.
 
 It exits after PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S seconds (600) with no request
-and no worker, and at SIGTERM; either way it removes its socket and lock file. PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps it from being used or started.
+and no worker, and at SIGTERM; either way it removes its socket and lock file.
+PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps it from being used or started.
 docs/preloader.md has the whole design.
 
 Who calls: worker.py, after loading its modules, when the variable is set.

@@ -1,9 +1,9 @@
 // `pulumi-dynamic-host doctor [--stack-export FILE] [DIR]`: what the engine
 // will launch for the program in DIR and with which Node and Python, and,
 // given a stack export, whether each dynamic resource's provider can be loaded
-// there, and which Python preloaders of this user are running (preloaders.ts). Runs no provider code (see python-probe.ts for what the Python check
-// imports; a Node reference's export is read from the module's source,
-// module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
+// there, and which Python preloaders of this user are running (preloaders.ts).
+// Runs no provider code (see python-probe.ts for what the Python check imports;
+// a Node reference's export is read from the module's source, module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
 // a summary; the exit status is 1 when any line is a problem.
 import { cacheRootNote, inspectCacheRoot } from "../host/files/cache-root.js";
 import { isDirectory, isExecutableFile, statOf } from "../host/files/file-probe.js";

@@ -81,4 +81,3 @@ export function describePreloader(p: PreloaderSeen, now = new Date()): string {
   const state = p.listening ? "" : ", no longer taking starts (it exits when its workers do)";
   return `pid ${p.pid} (${p.interpreter}), started ${ago} ago${rss}${state}`;
 }
-

@@ -94,7 +94,7 @@ export function mergedChanges(first: any[], second: any[], counts: Record<string
     if (earlier === "same") continue;
     const op = after.get(urn);
     if (op === "same") {
-      merged.same -= 1;
+      merged.same = (merged.same ?? 1) - 1;
       if (merged.same <= 0) delete merged.same;
     } else if (op !== undefined) continue; // the second attempt did work on it too: its own step counts
     // Absent from the second attempt: the first one's step (a delete, say) was its last.
