@@ -3,8 +3,9 @@
 // given a stack export, whether each dynamic resource's provider can be loaded
 // there, and which Python preloaders of this user are running (preloaders.ts).
 // Runs no provider code (see python-probe.ts for what the Python check imports;
-// a Node reference's export is read from the module's source, module-exports.ts). One line per finding, `ok:`, `note:` or `problem:`, then
-// a summary; the exit status is 1 when any line is a problem.
+// a Node reference's export is read from the module's source, module-exports.ts).
+// One line per finding, `ok:`, `note:` or `problem:`, then a summary; the exit
+// status is 1 when any line is a problem.
 import { cacheRootNote, inspectCacheRoot } from "../host/files/cache-root.js";
 import { isDirectory, isExecutableFile, statOf } from "../host/files/file-probe.js";
 import { hostVersion } from "../host/plugin/plugin-info.js";
