@@ -26,6 +26,7 @@ It never serves what a fresh worker would not have been:
 
 It exits after PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S seconds (600) with no request
 and no worker, and at SIGTERM; either way it removes its socket and lock file.
+When it starts listening it removes the pairs of preloaders that no longer run.
 PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps it from being used or started.
 docs/preloader.md has the whole design.
 
@@ -293,6 +294,43 @@ class Preloader:
         except OSError:
             pass
 
+    def sweep(self):
+        """
+        Removes what preloaders that no longer run left in the directory: a lock file nobody holds,
+        and the socket beside it (a preloader killed outright, or one of a build from before they
+        removed their own). A lock held by a live preloader, or by a start about to run one, is left
+        alone; a start that was waiting for a lock swept here takes a new file (prestart.py).
+        """
+        import fcntl
+
+        directory = os.path.dirname(self.path)
+        own = os.path.basename(self.lock_path) if self.lock_path else None
+        try:
+            entries = os.listdir(directory)
+        except OSError:
+            return
+        for entry in entries:
+            if not entry.endswith(".lock") or entry == own:
+                continue
+            lock_path = os.path.join(directory, entry)
+            try:
+                fd = os.open(lock_path, os.O_RDWR | os.O_NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if os.stat(lock_path).st_ino != os.fstat(fd).st_ino:
+                    continue
+                try:
+                    os.unlink(lock_path[: -len(".lock")] + ".sock")
+                except FileNotFoundError:
+                    pass
+                os.unlink(lock_path)
+            except OSError:
+                continue  # held, or gone meanwhile
+            finally:
+                os.close(fd)
+
     def terminated(self, signum, frame):
         """SIGTERM (a shutdown, a `kill`): it leaves nothing behind; its workers serve on, their ends seen from /proc."""
         if os.getpid() != self.pid:
@@ -341,6 +379,7 @@ class Preloader:
         listening.listen(64)
         self.listening = listening
         self.selector.register(listening, selectors.EVENT_READ, "listen")
+        self.sweep()
         last = time.monotonic()
         while self.listening is not None or self.children:
             for k, _ in self.selector.select(timeout=min(self.idle_s, 60)):

@@ -51,8 +51,8 @@ describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interp
   /** The pid of the preloader listening in the socket directory, once one does (its lock file holds its pid). */
   const preloader = async (): Promise<number> => {
     for (let i = 0; i < 400; i++) {
-      const sock = fs.existsSync(socketDir) ? fs.readdirSync(socketDir).find((f) => f.endsWith(".sock")) : undefined;
-      if (sock) {
+      const socks = fs.existsSync(socketDir) ? fs.readdirSync(socketDir).filter((f) => f.endsWith(".sock")) : [];
+      for (const sock of socks) {
         const listening = await new Promise<boolean>((resolve) => {
           const c = net.connect(path.join(socketDir, sock));
           c.once("connect", () => (c.destroy(), resolve(true))).once("error", () => resolve(false));
@@ -253,6 +253,33 @@ describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interp
     const next = await preloader();
     expect(next).to.not.equal(dead);
     expect(readPid(lock), "the lock file at the path is the new preloader's").to.equal(next);
+  });
+
+  it("a new preloader removes what preloaders that no longer run left (a lock nobody holds and its socket), and nothing that is held", async function () {
+    fs.mkdirSync(socketDir, { mode: 0o700 });
+    const left = ["0123456789abcdef.lock", "0123456789abcdef.sock", "fedcba9876543210.lock"];
+    for (const f of left) fs.writeFileSync(path.join(socketDir, f), "4194304\n", { mode: 0o600 });
+    const heldLock = path.join(socketDir, "00000000000000aa.lock");
+    fs.writeFileSync(heldLock, "", { mode: 0o600 });
+    const holder = spawn("python3", ["-c", `import fcntl, os, sys, time\nfd = os.open(sys.argv[1], os.O_RDWR)\nfcntl.flock(fd, fcntl.LOCK_EX)\nprint("held", flush=True)\nsys.stdin.read()`, heldLock], { stdio: ["pipe", "pipe", "inherit"] });
+    await new Promise((resolve) => holder.stdout!.once("data", resolve));
+    try {
+      await (await launch()).stop();
+      const pid = await preloader();
+      let files: string[] = [];
+      for (let i = 0; i < 100; i++) {
+        files = fs.readdirSync(socketDir).sort();
+        if (!files.some((f) => left.includes(f))) break;
+        await sleep(20);
+      }
+      expect(files.filter((f) => left.includes(f)), "the leftovers are gone").to.deep.equal([]);
+      expect(files).to.include("00000000000000aa.lock");
+      const own = files.filter((f) => f !== "00000000000000aa.lock");
+      expect(own.map((f) => path.extname(f)).sort()).to.deep.equal([".lock", ".sock"]);
+      expect(readPid(path.join(socketDir, own.find((f) => f.endsWith(".lock"))!))).to.equal(pid);
+    } finally {
+      holder.stdin!.end();
+    }
   });
 
   it("doctor names each running preloader: its pid, interpreter, age and memory, and how to stop it; none once it is gone", async function () {
