@@ -151,12 +151,11 @@ export class RpcConnection {
         reject(reason);
       };
       if (!signal) {
-        this.pending.set(id, { info, resolve, reject });
-        this.unacked++;
+        this.track(id, { info, resolve, reject });
       } else {
         if (signal.aborted) return reject(signal.reason);
         const off = signal.onAbort(onAbort);
-        this.pending.set(id, {
+        this.track(id, {
           info,
           resolve: (v) => {
             off();
@@ -167,7 +166,6 @@ export class RpcConnection {
             reject(e);
           },
         });
-        this.unacked++;
       }
       this.write({ jsonrpc: "2.0", id, method: info.method, params }, behind, (err, whole) => {
         if (!err) return;
@@ -283,6 +281,12 @@ export class RpcConnection {
         this.unacked--;
       }
     }
+  }
+
+  /** Adds request `id` to those in flight, not yet taken by the worker; take() is its inverse. */
+  private track(id: number, p: Pending): void {
+    this.pending.set(id, p);
+    this.unacked++;
   }
 
   /** Removes request `id` from those in flight (answered, cancelled or failed here); what it was, if it was. */
