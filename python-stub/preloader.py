@@ -54,6 +54,14 @@ def _stat(path):
     return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
+def _still_at(path, fd):
+    """Whether the file open on `fd` is the one at `path` (not unlinked, not replaced by a new one)."""
+    try:
+        return os.stat(path).st_ino == os.fstat(fd).st_ino
+    except OSError:
+        return False
+
+
 def _module_files():
     files = set()
     for module in list(sys.modules.values()):
@@ -286,13 +294,11 @@ class Preloader:
             os.unlink(self.path)
         except OSError:
             pass
-        if self.lock_path is None:
-            return
-        try:
-            if os.stat(self.lock_path).st_ino == os.fstat(self.lock).st_ino:
+        if self.lock_path is not None and _still_at(self.lock_path, self.lock):
+            try:
                 os.unlink(self.lock_path)
-        except OSError:
-            pass
+            except OSError:
+                pass
 
     def sweep(self):
         """
@@ -319,7 +325,7 @@ class Preloader:
                 continue
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                if os.stat(lock_path).st_ino != os.fstat(fd).st_ino:
+                if not _still_at(lock_path, fd):
                     continue
                 try:
                     os.unlink(lock_path[: -len(".lock")] + ".sock")
