@@ -1,6 +1,6 @@
 """The worker's side of the host <-> worker channel: framing, the method table
 and strict checks of every message. Its TypeScript twin is
-src/python-bridge/protocol.ts; test/unit/protocol-tables.test.ts fails when
+src/python-bridge/channel/protocol.ts; test/unit/protocol-tables.test.ts fails when
 the two method tables disagree.
 
 A frame is an ASCII header, a JSON-RPC 2.0 message and a binary tail:

@@ -25,7 +25,7 @@
 // acknowledged fails with the worker's own error.
 import { availableParallelism } from "node:os";
 import type { CallSignal } from "../host/limits/call-signal.js";
-import { describeRequest, UndeliveredError, type RequestInfo } from "./connection.js";
+import { describeRequest, UndeliveredError, type RequestInfo } from "./channel/connection.js";
 import { log } from "../host/diagnostics/log.js";
 import type { Interpreter } from "./interpreter.js";
 import type { WorkerChild } from "./spawn.js";

@@ -22,9 +22,9 @@ import type {
 import type { ProviderReference } from "../host/references/provider-references.js";
 import { EncodedStruct, StructBytesError } from "../host/wire/struct-bytes.js";
 import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire/wire.js";
-import { ChannelBrokenError, RpcError } from "./connection.js";
+import { ChannelBrokenError, RpcError } from "./channel/connection.js";
 import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.js";
-import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } from "./protocol.js";
+import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } from "./channel/protocol.js";
 import type { WorkerPool } from "./pool.js";
 import { describeFound, driftMessage, type OtherPythons } from "./other-pythons.js";
 import type { Found } from "./interpreter-search.js";

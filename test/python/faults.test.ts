@@ -9,7 +9,7 @@ import path from "node:path";
 import { FIXTURES, PYTHON_PROGRAM } from "../helpers/paths.js";
 import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";
 import { Plugin } from "../helpers/plugin.js";
-import { PROTOCOL_VERSION } from "../../src/python-bridge/protocol.js";
+import { PROTOCOL_VERSION } from "../../src/python-bridge/channel/protocol.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
 const WORKERS = `${FIXTURES}workers/`;

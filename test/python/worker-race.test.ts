@@ -18,7 +18,7 @@
 // "After its death", not "after the kill": SIGKILL takes a few milliseconds to
 // close a many-threaded worker's files on a busy machine, and a request the
 // host writes meanwhile is accepted by the socket. The worker acknowledges each
-// request it takes before running it ($/ack, src/python-bridge/connection.ts),
+// request it takes before running it ($/ack, src/python-bridge/channel/connection.ts),
 // so such a request, never acknowledged, goes to a fresh worker too: the
 // second case (issue 34's race) sends its burst right after the kill, or into
 // the socket of a worker stopped first, so that it lies there unread when the

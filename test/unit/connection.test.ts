@@ -8,8 +8,8 @@
 import { expect } from "chai";
 import { Duplex } from "node:stream";
 import { CallSignal } from "../../src/host/limits/call-signal.js";
-import { ChannelBrokenError, RpcConnection, RpcError, UndeliveredError, type RequestInfo } from "../../src/python-bridge/connection.js";
-import { encodeFrame, FrameDecoder } from "../../src/python-bridge/framing.js";
+import { ChannelBrokenError, RpcConnection, RpcError, UndeliveredError, type RequestInfo } from "../../src/python-bridge/channel/connection.js";
+import { encodeFrame, FrameDecoder } from "../../src/python-bridge/channel/framing.js";
 
 const create: RequestInfo = { method: "create", urn: "urn:pulumi:dev::p::pulumi-python:dynamic:Resource::r", operation: "Create" };
 

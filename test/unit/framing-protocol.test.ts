@@ -2,8 +2,8 @@
 // decoding survives any chunking, and the two method tables are the same.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import { encodeFrame, FrameDecoder, FrameError } from "../../src/python-bridge/framing.js";
-import { METHODS, NOTIFICATIONS, responseChecks, responseSchemas, resultSchemas, type Method } from "../../src/python-bridge/protocol.js";
+import { encodeFrame, FrameDecoder, FrameError } from "../../src/python-bridge/channel/framing.js";
+import { METHODS, NOTIFICATIONS, responseChecks, responseSchemas, resultSchemas, type Method } from "../../src/python-bridge/channel/protocol.js";
 import { FIXTURES, REPO, VENV_PYTHON } from "../helpers/paths.js";
 
 const messages = [

@@ -1,3 +1,10 @@
+// src/python-bridge/channel: the host's end of a worker's channel: frames on
+// the wire (framing.ts), the method table and the checks of every message the
+// worker sends (protocol.ts), and the JSON-RPC connection over them
+// (connection.ts). It may import the serving path's errors and src/host's
+// folders (engine, limits); nothing else of the bridge: which Python, and the
+// worker processes that own a channel, are above it.
+//
 // JSON-RPC 2.0 over one worker's channel: requests correlated by id, many in
 // flight, each answered exactly once. Every pending request is explicit state:
 // when the channel breaks or the worker exits, each one is rejected with an
@@ -14,9 +21,9 @@
 // (unread in the socket, read but not started): its owner may fail it as
 // undelivered, to be sent elsewhere (failAll's `acknowledged`).
 import type { Duplex } from "node:stream";
-import type { CallOutput } from "../host/engine/call-output.js";
-import type { CallSignal } from "../host/limits/call-signal.js";
-import { WorkerDiedError } from "../host/errors.js";
+import type { CallOutput } from "../../host/engine/call-output.js";
+import type { CallSignal } from "../../host/limits/call-signal.js";
+import { WorkerDiedError } from "../../host/errors.js";
 import { encodeFrame, FrameDecoder } from "./framing.js";
 import { ackSchema, fastAckIds, incomingMessage, responseChecks, resultSchemas, type Method } from "./protocol.js";
 
