@@ -1,13 +1,13 @@
 # Sourced by the pulumi-resource-pulumi-python launcher (sh), with `stub` set to
 # this directory and the host's argv, then the engine's arguments, as "$@".
 #
-# Picks the interpreter as src/python-bridge/interpreter.ts does (the Python
+# Picks the interpreter as src/python-bridge/interpreter/interpreter.ts does (the Python
 # reference launcher's rules) in the cases a shell can decide alone, and runs
 # prestart.py in it: the worker starts now, beside the host, instead of after
 # Node's start (docs/launcher.md). The host checks the worker it is handed and
 # starts its own when it would have chosen otherwise (as in a project whose
 # runtime is not python, where a .venv or the section's python: may choose
-# another interpreter: src/python-bridge/project-interpreter.ts). Where this script cannot
+# another interpreter: src/python-bridge/interpreter/project-interpreter.ts). Where this script cannot
 # decide (poetry not on PATH, a virtualenv it does not find, no /proc to check
 # the worker by, the knob PULUMI_DYNAMIC_HOST_PRESTART=0), it runs the host
 # alone, which starts its worker itself, as before.

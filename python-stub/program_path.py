@@ -2,7 +2,7 @@
 
 sys.path[0] is the worker's directory (unless PYTHONSAFEPATH): it never
 stays. The host sends what the language host gives the program
-(src/python-bridge/program-paths.ts): the program directory first (also under
+(src/python-bridge/interpreter/program-paths.ts): the program directory first (also under
 PYTHONSAFEPATH: the language host's runpy.run_path puts it there regardless),
 and fallbacks that shadow nothing (the project root and its src/) last. The
 variable is removed so that user code and its child processes never see it.

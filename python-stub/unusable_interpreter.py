@@ -4,7 +4,7 @@ When this interpreter cannot import what the worker needs (a Python chosen
 for a project of another language may have no pulumi), the worker says so to
 the host in $/unusable instead of $/ready, with one line on stderr and no
 traceback, and exits: the host answers each request with an error naming the
-resource and the fix (src/python-bridge/unusable-interpreter.ts).
+resource and the fix (src/python-bridge/interpreter/unusable-interpreter.ts).
 
 Who calls: worker.py, before it loads anything that imports them.
 """

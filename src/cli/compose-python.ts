@@ -7,9 +7,9 @@ import type { ServedRuntime } from "../host/serve.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { log } from "../host/diagnostics/log.js";
 import { adopt, discard, takePrestarted } from "../python-bridge/prestarted.js";
-import { realProjectDeps, resolveProjectInterpreter } from "../python-bridge/project-interpreter.js";
+import { realProjectDeps, resolveProjectInterpreter } from "../python-bridge/interpreter/project-interpreter.js";
 import { launcherPoetryEnv } from "./launcher-environment.js";
-import { readProjectPython } from "../python-bridge/project-python.js";
+import { readProjectPython } from "../python-bridge/interpreter/project-python.js";
 import { workerSettings } from "../python-bridge/worker-settings.js";
 
 /** The runtime serving Python dynamic providers for the program in `cwd`. */
@@ -27,7 +27,7 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
     // Not fatal: each request that needs Python fails naming itself and the fix.
     log(1, `no usable python for this project: ${resolved.unusable.problem} (chosen by ${resolved.unusable.choice.why})`);
     if (prestarted) discard(prestarted, "the host found no usable interpreter");
-    const { NoPythonRuntime } = await import("../python-bridge/unusable-interpreter.js");
+    const { NoPythonRuntime } = await import("../python-bridge/interpreter/unusable-interpreter.js");
     return { runtime: new DeferredRuntime("python", "encoded", async () => new NoPythonRuntime(resolved.unusable)), afterPort: () => undefined };
   }
   // As the reference launcher: a broken virtualenv is reported before any port line, exit 1.

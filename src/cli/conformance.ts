@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import type { Language } from "../conformance/case.js";
 import { toJunit } from "../conformance/junit.js";
-import { resolveInterpreter } from "../python-bridge/interpreter.js";
+import { resolveInterpreter } from "../python-bridge/interpreter/interpreter.js";
 import { exitCode, header, summary, toJson, verdictLines } from "../conformance/report.js";
 import { resolvePayloadPython } from "../conformance/payloads-python.js";
 import { pythonReferenceCommand } from "../conformance/python-reference.js";

@@ -20,9 +20,9 @@ import path from "node:path";
 import YAML from "yaml";
 import { modeForLanguage, type Mode } from "../host/plugin/modes.js";
 import { pluginVersion } from "../host/plugin/plugin-info.js";
-import { resolveProjectInterpreter } from "../python-bridge/project-interpreter.js";
+import { resolveProjectInterpreter } from "../python-bridge/interpreter/project-interpreter.js";
 import { usageError } from "./usage.js";
-import { readProjectPython } from "../python-bridge/project-python.js";
+import { readProjectPython } from "../python-bridge/interpreter/project-python.js";
 
 type Out = (line: string) => void;
 

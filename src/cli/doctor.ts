@@ -9,10 +9,10 @@
 import { cacheRootNote, inspectCacheRoot } from "../host/files/cache-root.js";
 import { isDirectory, isExecutableFile, statOf } from "../host/files/file-probe.js";
 import { hostVersion } from "../host/plugin/plugin-info.js";
-import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/project-interpreter.js";
-import { readProjectPython } from "../python-bridge/project-python.js";
+import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/interpreter/project-interpreter.js";
+import { readProjectPython } from "../python-bridge/interpreter/project-python.js";
 import { SECTION } from "../host/references/provider-references.js";
-import type { Interpreter } from "../python-bridge/interpreter.js";
+import type { Interpreter } from "../python-bridge/interpreter/interpreter.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
 import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "./install.js";
 import { nodeRuntime, pulumiSdk, type NodeRuntime } from "./node-environment.js";
@@ -22,7 +22,7 @@ import { describePreloader, preloaderDirectory, preloadersIn } from "./preloader
 import { probePython, versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
 import { checkNodeReference, checkNodeReferences, checkPythonReferences, helperLabel, NODE_HELPER_ORIGIN, pythonReferenceQuestions, readDeclarations, type PythonReference } from "./reference-checks.js";
 import { analyzeResources, checkResource, needsOtherPython, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
-import { InterpreterSearch, type Search } from "../python-bridge/interpreter-search.js";
+import { InterpreterSearch, type Search } from "../python-bridge/interpreter/interpreter-search.js";
 import { COMMAND_USAGE } from "./usage.js";
 import { encryptedAdvice, readStackExport, type Analysis, type DynamicResource, type Language } from "./stack-export.js";
 

@@ -5,7 +5,7 @@
 // of the interpreter with a short -c script; no pickle is loaded.
 import { execFile } from "node:child_process";
 import { z } from "zod";
-import type { Interpreter } from "../python-bridge/interpreter.js";
+import type { Interpreter } from "../python-bridge/interpreter/interpreter.js";
 import type { GlobalRef } from "../python-bridge/pickle-inspect.js";
 
 // Modules are located with importlib.util.find_spec on the top-level name,

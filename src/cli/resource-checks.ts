@@ -4,13 +4,13 @@
 // pickle names are found by the program's Python, a class pickled by reference
 // is there, and by-value code was written by a Python of the same minor
 // version, or by one the plugin would find and run it with
-// (src/python-bridge/interpreter-search.ts). Every problem line names the
+// (src/python-bridge/interpreter/interpreter-search.ts). Every problem line names the
 // resource's URN and what to do.
 import { resolveRequire, packageOf } from "./node-environment.js";
 import { versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
 import { analyzePayload, ENCRYPTED, type Analysis, type DynamicResource, type Language } from "./stack-export.js";
 import type { GlobalRef } from "../python-bridge/pickle-inspect.js";
-import type { Search } from "../python-bridge/interpreter-search.js";
+import type { Search } from "../python-bridge/interpreter/interpreter-search.js";
 import { describeFound, driftMessage } from "../python-bridge/other-pythons.js";
 
 export type Findings = (kind: "ok" | "note" | "problem", line: string) => void;

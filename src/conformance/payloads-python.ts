@@ -3,7 +3,7 @@
 // interpreter the Python plugin would run for the project, so the pickles hold
 // the bytecode of that Python and the classes of that SDK.
 //
-// Which interpreter: exactly the plugin's choice (src/python-bridge/interpreter.ts,
+// Which interpreter: exactly the plugin's choice (src/python-bridge/interpreter/interpreter.ts,
 // the reference launcher's rules) for the program directory and environment the
 // engine gives the plugin: PULUMI_RUNTIME_VIRTUALENV / PULUMI_RUNTIME_TOOLCHAIN
 // (which the engine sets from Pulumi.yaml's runtime options; src/cli passes them
@@ -17,8 +17,8 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { assetDirectory } from "../host/files/assets.js";
-import { resolveInterpreter, type Interpreter } from "../python-bridge/interpreter.js";
-import { InterpreterSearch } from "../python-bridge/interpreter-search.js";
+import { resolveInterpreter, type Interpreter } from "../python-bridge/interpreter/interpreter.js";
+import { InterpreterSearch } from "../python-bridge/interpreter/interpreter-search.js";
 import { Needs, type Program } from "./case.js";
 
 /** The directory of the provider scenario modules, in the checkout or the installed package. */
@@ -194,7 +194,7 @@ const MINORS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13", "3.14"];
 /**
  * A Python of another CPython minor than the payload one, with pulumi and dill:
  * the run's Program.otherPython (--other-python), else the first the plugin's own
- * search would find beside the program's interpreter (src/python-bridge/interpreter-search.ts).
+ * search would find beside the program's interpreter (src/python-bridge/interpreter/interpreter-search.ts).
  */
 export async function otherPythonFor(program: Program): Promise<string> {
   if (program.otherPython) return program.otherPython;

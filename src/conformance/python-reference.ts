@@ -3,13 +3,13 @@
 // with the SDK from PyPI) picks the interpreter and environment for the program
 // and execs `<python> -u -m pulumi.dynamic <engine address>`. The kit runs that
 // last command, with the interpreter and environment picked by the same rules
-// (src/python-bridge/interpreter.ts): the virtualenv's bin first on PATH,
+// (src/python-bridge/interpreter/interpreter.ts): the virtualenv's bin first on PATH,
 // PYTHONHOME dropped, PWD as sh exports it, a relative virtualenv absolutised.
 // The launcher's own refusals (a broken virtualenv) are not the module's: there
 // the kit runs the module with `modulePython` (the payload interpreter), which
 // serves regardless, as `python -m pulumi.dynamic` named directly would; the
 // cases about those refusals record that as the reference's behaviour.
-import { resolveInterpreter } from "../python-bridge/interpreter.js";
+import { resolveInterpreter } from "../python-bridge/interpreter/interpreter.js";
 import type { PluginCommand } from "./driver.js";
 
 export function pythonReferenceCommand(label = "reference", env?: Record<string, string | undefined>, modulePython?: string | (() => string)): PluginCommand {

@@ -27,7 +27,7 @@ import { availableParallelism } from "node:os";
 import type { CallSignal } from "../host/limits/call-signal.js";
 import { describeRequest, UndeliveredError, type RequestInfo } from "./channel/connection.js";
 import { log } from "../host/diagnostics/log.js";
-import type { Interpreter } from "./interpreter.js";
+import type { Interpreter } from "./interpreter/interpreter.js";
 import type { WorkerChild } from "./spawn.js";
 import type { WorkerHandle } from "./worker-handle.js";
 import { workerSettings } from "./worker-settings.js";

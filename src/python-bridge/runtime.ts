@@ -27,8 +27,8 @@ import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.
 import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } from "./channel/protocol.js";
 import type { WorkerPool } from "./pool.js";
 import { describeFound, driftMessage, type OtherPythons } from "./other-pythons.js";
-import type { Found } from "./interpreter-search.js";
-import { InterpreterUnusableError, noPythonError } from "./unusable-interpreter.js";
+import type { Found } from "./interpreter/interpreter-search.js";
+import { InterpreterUnusableError, noPythonError } from "./interpreter/unusable-interpreter.js";
 
 /** A bag of the worker's answer, passed on as the bytes it is; its top level is checked here. */
 function encoded(call: CallInfo, field: string, bytes: unknown): EncodedStruct {

@@ -25,7 +25,7 @@ import { WorkerDiedError } from "../host/errors.js";
 import { log } from "../host/diagnostics/log.js";
 import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "./channel/connection.js";
 import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema, unusableSchema } from "./channel/protocol.js";
-import { InterpreterUnusableError } from "./unusable-interpreter.js";
+import { InterpreterUnusableError } from "./interpreter/unusable-interpreter.js";
 import type { WorkerChild } from "./spawn.js";
 import { handleOf, type WorkerHandle } from "./worker-handle.js";
 import { workerSettings } from "./worker-settings.js";

@@ -4,7 +4,7 @@
 import path from "node:path";
 import { assetDirectory } from "../host/files/assets.js";
 import { MAX_TIMER_MS } from "../host/limits/deadline.js";
-import type { Interpreter } from "./interpreter.js";
+import type { Interpreter } from "./interpreter/interpreter.js";
 
 /** The worker script: in the package, or extracted from the single executable on first use. */
 export function workerScript(): string {

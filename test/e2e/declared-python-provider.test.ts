@@ -7,7 +7,7 @@
 // import` of an existing counter, destroy. No __provider exists anywhere.
 //
 // The Python is picked by a nodejs project's rules
-// (src/python-bridge/project-interpreter.ts): the section's `python:` naming the
+// (src/python-bridge/interpreter/project-interpreter.ts): the section's `python:` naming the
 // test virtualenv (relative to Pulumi.yaml) in one project, a `.venv` symlink to
 // it in the other. The provider reports the process that ran it (ranBy), so
 // "our plugin ran it, with that Python" is read from the state.

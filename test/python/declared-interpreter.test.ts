@@ -2,7 +2,7 @@
 // started as the engine starts it, through its launcher: a declared Python
 // provider (test/e2e/declared-project/counters.py, copied beside Pulumi.yaml)
 // served to requests that carry no __provider, with the interpreter the
-// project's rules pick (src/python-bridge/project-interpreter.ts); the
+// project's rules pick (src/python-bridge/interpreter/project-interpreter.ts); the
 // launcher's worker of another interpreter replaced; and, with no usable
 // Python, one clear error per request.
 import { expect } from "chai";

@@ -12,7 +12,7 @@ import type { Duplex } from "node:stream";
 import { setVerbosity } from "../../src/host/diagnostics/log.js";
 import { encodeStruct, jsToStruct } from "../../src/host/wire/wire.js";
 import { UndeliveredError, type RequestInfo } from "../../src/python-bridge/channel/connection.js";
-import type { Interpreter } from "../../src/python-bridge/interpreter.js";
+import type { Interpreter } from "../../src/python-bridge/interpreter/interpreter.js";
 import { WorkerPool } from "../../src/python-bridge/pool.js";
 import { spawnWorker, type WorkerChild } from "../../src/python-bridge/spawn.js";
 import { workerScript } from "../../src/python-bridge/worker-settings.js";

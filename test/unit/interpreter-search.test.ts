@@ -1,8 +1,8 @@
-// Where the host looks for a Python of another minor (src/python-bridge/interpreter-search.ts):
+// Where the host looks for a Python of another minor (src/python-bridge/interpreter/interpreter-search.ts):
 // the order of the places, each candidate run once, shims and interpreters without pulumi
 // passed over with the reason kept for the error; then the real machine's second Python.
 import { expect } from "chai";
-import { InterpreterSearch, type SearchDeps } from "../../src/python-bridge/interpreter-search.js";
+import { InterpreterSearch, type SearchDeps } from "../../src/python-bridge/interpreter/interpreter-search.js";
 import { REPO, TEST_VENV } from "../helpers/paths.js";
 
 type Answer = { stdout: string } | { failure: string };

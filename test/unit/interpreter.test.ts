@@ -1,6 +1,6 @@
 // Interpreter choice, branch by branch, against the reference launcher script's rules.
 import { expect } from "chai";
-import { resolveInterpreter, type ResolveDeps } from "../../src/python-bridge/interpreter.js";
+import { resolveInterpreter, type ResolveDeps } from "../../src/python-bridge/interpreter/interpreter.js";
 
 function deps(files: string[] = [], dirs: string[] = [], poetry = ""): ResolveDeps & { poetryCalls: number } {
   const d = {

@@ -5,7 +5,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { programPathEnv, programPaths, PROGRAM_PATH_VARIABLE } from "../../src/python-bridge/program-paths.js";
+import { programPathEnv, programPaths, PROGRAM_PATH_VARIABLE } from "../../src/python-bridge/interpreter/program-paths.js";
 
 describe("program paths: the Python worker's sys.path for the program", function () {
   let root: string;

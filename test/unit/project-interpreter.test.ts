@@ -4,8 +4,8 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { resolveProjectInterpreter, type ProjectDeps } from "../../src/python-bridge/project-interpreter.js";
-import { readProjectPython, type ProjectPython } from "../../src/python-bridge/project-python.js";
+import { resolveProjectInterpreter, type ProjectDeps } from "../../src/python-bridge/interpreter/project-interpreter.js";
+import { readProjectPython, type ProjectPython } from "../../src/python-bridge/interpreter/project-python.js";
 
 const ROOT = "/proj";
 const FILE = "/proj/Pulumi.yaml";

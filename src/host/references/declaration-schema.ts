@@ -23,7 +23,7 @@ export const sectionSchema = z
   .object({
     latestCode: z.boolean().optional(),
     // The Python that runs the declared Python providers of a project whose runtime is not python
-    // (src/python-bridge/project-interpreter.ts): a path, relative to Pulumi.yaml's directory, to an
+    // (src/python-bridge/interpreter/project-interpreter.ts): a path, relative to Pulumi.yaml's directory, to an
     // interpreter or a virtualenv, or a command looked up on PATH. Both modes accept it.
     python: z.string().min(1).optional(),
     providers: z.record(z.string(), entrySchema).optional(),

@@ -9,8 +9,8 @@
 // `runtime: <name>` line decides alone when the runtime is python or the file
 // has no section. Anything else is parsed.
 import fs from "node:fs";
-import { findProjectRoot, projectFile } from "../host/references/project-root.js";
-import { SECTION } from "../host/references/provider-references.js";
+import { findProjectRoot, projectFile } from "../../host/references/project-root.js";
+import { SECTION } from "../../host/references/provider-references.js";
 
 export interface ProjectPython {
   /** The project's Pulumi.yaml. */

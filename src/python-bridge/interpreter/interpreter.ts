@@ -1,11 +1,20 @@
+// src/python-bridge/interpreter: which Python: a Python project's interpreter
+// as the reference launcher picks it (interpreter.ts), what Pulumi.yaml says
+// about the Python of a project of another runtime (project-python.ts,
+// project-interpreter.ts), the search for a Python of another minor
+// (interpreter-search.ts), the program's sys.path (program-paths.ts), and the
+// error when no usable Python exists (unusable-interpreter.ts). It may import
+// the serving path's contract and errors and src/host's folders; nothing else
+// of the bridge: the workers, which run what it finds, are above it.
+//
 // Which Python runs the user's providers, decided exactly as the Python
 // reference's launcher script (sdk/python/dist/pulumi-resource-pulumi-python)
 // decides it, so a program finds the same interpreter, virtualenv and PATH under
 // us as under the reference, and a broken set-up gets the same messages.
 import { execFileSync } from "node:child_process";
 import path from "node:path";
-import { isDirectory, isFile, sameFile } from "../host/files/file-probe.js";
-import { findProjectRoot } from "../host/references/project-root.js";
+import { isDirectory, isFile, sameFile } from "../../host/files/file-probe.js";
+import { findProjectRoot } from "../../host/references/project-root.js";
 
 /** Which rule chose the interpreter of a project whose runtime is not python. */
 export interface InterpreterChoice {

@@ -7,10 +7,10 @@
 // error. The plugin itself keeps serving: in a project whose runtime is not
 // python, other resources may not need Python at all.
 import * as grpc from "@grpc/grpc-js";
-import { BadRequestError, WorkerDiedError } from "../host/errors.js";
-import type { ProviderReference } from "../host/references/provider-references.js";
-import { SECTION } from "../host/references/provider-references.js";
-import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../host/runtime.js";
+import { BadRequestError, WorkerDiedError } from "../../host/errors.js";
+import type { ProviderReference } from "../../host/references/provider-references.js";
+import { SECTION } from "../../host/references/provider-references.js";
+import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../host/runtime.js";
 import type { InterpreterChoice } from "./interpreter.js";
 import type { Unusable } from "./project-interpreter.js";
 

@@ -18,8 +18,8 @@
 // (a `src/` layout with `main:` set below the root). Under PYTHONSAFEPATH the
 // worker gets nothing beyond what the program has.
 import path from "node:path";
-import { isDirectory } from "../host/files/file-probe.js";
-import { findProjectRoot } from "../host/references/project-root.js";
+import { isDirectory } from "../../host/files/file-probe.js";
+import { findProjectRoot } from "../../host/references/project-root.js";
 
 /** The variable the worker reads its program paths from (python-stub/program_path.py), then unsets. */
 export const PROGRAM_PATH_VARIABLE = "PULUMI_DYNAMIC_HOST_PROGRAM_PATH";

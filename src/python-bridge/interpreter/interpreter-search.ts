@@ -4,7 +4,7 @@
 // minor crashes the interpreter). When a state written under Python 3.12 meets
 // a program now on 3.11, the host looks where a user keeps Pythons for one
 // of that minor with `pulumi` and `dill` importable, and runs that resource's
-// calls there (./runtime.ts).
+// calls there (../runtime.ts).
 //
 // Where it looks, in order (each candidate run once per host process, to read
 // its version and its pulumi and dill, since a file named python3.12 may be a
@@ -18,7 +18,7 @@
 import { execFile } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
-import * as probe from "../host/files/file-probe.js";
+import * as probe from "../../host/files/file-probe.js";
 import type { Interpreter } from "./interpreter.js";
 
 /** What running a candidate found. */

@@ -18,8 +18,8 @@
 // project's broken virtualenv: the plugin must still start and answer each
 // request that needs Python with an error naming it (unusable-interpreter.ts).
 import path from "node:path";
-import { isExecutableFile } from "../host/files/file-probe.js";
-import { SECTION } from "../host/references/provider-references.js";
+import { isExecutableFile } from "../../host/files/file-probe.js";
+import { SECTION } from "../../host/references/provider-references.js";
 import { realDeps as launcherDeps, resolveInterpreter, shellPwd, type Interpreter, type InterpreterChoice, type ResolveDeps } from "./interpreter.js";
 import type { ProjectPython } from "./project-python.js";
 
