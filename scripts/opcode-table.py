@@ -1,4 +1,4 @@
-# Regenerates the table in src/python-bridge/bytecode-versions.ts: run it with each
+# Regenerates the table in src/python-bridge/pickle/bytecode-versions.ts: run it with each
 # CPython the table covers (e.g. the pyenv versions) and paste the lines.
 # Prints one line per Python: "<major.minor> <256 chars>", char k for opcode k:
 # "." not an instruction co_code can hold, else the count of inline CACHE

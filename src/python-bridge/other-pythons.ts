@@ -1,12 +1,12 @@
 // Workers of Pythons other than the program's: for a resource whose pickle
-// holds bytecode of another CPython minor (./pickle-inspect.ts), the host
+// holds bytecode of another CPython minor (./pickle/pickle-inspect.ts), the host
 // finds an interpreter of that minor (./interpreter/interpreter-search.ts) and runs that
 // resource's calls in a small pool of it, given the same cwd, environment and
 // stack config as the program's own workers. A pickle no Python found can run
 // gets an error that says what to do.
 import type { Interpreter } from "./interpreter/interpreter.js";
 import { InterpreterSearch, type Found, type Probe, type Search } from "./interpreter/interpreter-search.js";
-import type { CodeOrigin } from "./pickle-inspect.js";
+import type { CodeOrigin } from "./pickle/pickle-inspect.js";
 import { WorkerPool } from "./pool.js";
 
 /** Workers of one other Python: enough for a few resources at once, not a second full pool. */

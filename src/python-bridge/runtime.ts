@@ -23,7 +23,7 @@ import type { ProviderReference } from "../host/references/provider-references.j
 import { EncodedStruct, StructBytesError } from "../host/wire/struct-bytes.js";
 import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire/wire.js";
 import { ChannelBrokenError, RpcError } from "./channel/connection.js";
-import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle-inspect.js";
+import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle/pickle-inspect.js";
 import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } from "./channel/protocol.js";
 import type { WorkerPool } from "./pool.js";
 import { describeFound, driftMessage, type OtherPythons } from "./other-pythons.js";

@@ -10,7 +10,7 @@ import { expect } from "chai";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { inspectPayload } from "../../src/python-bridge/pickle-inspect.js";
+import { inspectPayload } from "../../src/python-bridge/pickle/pickle-inspect.js";
 import { REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { E2E_ROOT, prepareEngine, prepareReferenceEngine, sandbox, type Sandbox } from "./harness.js";
 

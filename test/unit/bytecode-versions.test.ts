@@ -1,11 +1,11 @@
 // Telling apart the CPython minors that dill pickles code for with one layout
-// (src/python-bridge/bytecode-versions.ts), on real bytecode: the code objects
+// (src/python-bridge/pickle/bytecode-versions.ts), on real bytecode: the code objects
 // of stdlib modules compiled by the test virtualenv's Python and by the second
 // Python scripts/setup.sh provides, and the provider pickles each one's SDK writes.
 import { expect } from "chai";
 import { execFileSync } from "node:child_process";
-import { bytecodeFits, KNOWN_MINORS } from "../../src/python-bridge/bytecode-versions.js";
-import { inspectPayload } from "../../src/python-bridge/pickle-inspect.js";
+import { bytecodeFits, KNOWN_MINORS } from "../../src/python-bridge/pickle/bytecode-versions.js";
+import { inspectPayload } from "../../src/python-bridge/pickle/pickle-inspect.js";
 import { REPO, SCENARIOS, VENV_PYTHON } from "../helpers/paths.js";
 
 const PYTHONS = [VENV_PYTHON, `${REPO}.cache/test-venv-other/bin/python`];

@@ -1,9 +1,9 @@
-// Reading a Python payload without running it (src/python-bridge/pickle-inspect.ts)
+// Reading a Python payload without running it (src/python-bridge/pickle/pickle-inspect.ts)
 // must print nothing: the host's stderr is the user's. pickleparser warns on
 // the console about a 64-bit length past 2^53, which a damaged pickle can hold
 // (the fuzz suite's bit flips found one).
 import { expect } from "chai";
-import { inspectPayload } from "../../src/python-bridge/pickle-inspect.js";
+import { inspectPayload } from "../../src/python-bridge/pickle/pickle-inspect.js";
 
 describe("pickle-inspect: a damaged payload is read without a word on the console", function () {
   it("a BINBYTES8 of 2^62 bytes: inspected, console.warn untouched and not called", function () {

@@ -1,3 +1,9 @@
+// src/python-bridge/pickle: a Python payload read without running it: what
+// a pickle names and which Python wrote its code (pickle-inspect.ts), from
+// each CPython minor's opcode table (bytecode-versions.ts). A leaf: it imports
+// nothing of the host or the bridge, so the adapter and the commands (inspect,
+// doctor) can both read a payload.
+//
 // Reads a Python `__provider` payload without executing it (pickleparser walks
 // the opcodes; every global it names resolves to an inert placeholder here), to
 // say in errors which provider class a pickle holds and from which module, and
