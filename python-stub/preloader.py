@@ -11,7 +11,7 @@ stderr) with its cwd, umask and environment; the preloader forks, and the child
 takes them on 3, 1 and 2, takes the cwd, umask and environment, and returns
 to worker.py, which serves the channel as any worker that the launcher started.
 Its exit status goes back on the connection, which the host holds
-(src/python-bridge/prestarted.ts).
+(src/python-bridge/worker/prestarted.ts).
 
 It never serves what a fresh worker would not have been:
 - its key (prestart.py): the user, the interpreter's path and file, the worker's

@@ -16,7 +16,7 @@ forks, and then:
 
 So the interpreter's start and `import pulumi` run while Node starts, instead
 of after it. The host checks that the worker is the one it would have started
-(src/python-bridge/prestarted.ts) and otherwise starts its own. Anything that
+(src/python-bridge/worker/prestarted.ts) and otherwise starts its own. Anything that
 fails before the fork execs the host alone, as if this never ran.
 
 Where this environment's preloader runs (python-stub/preloader.py: a worker

@@ -6,11 +6,11 @@ import { DeferredRuntime } from "../host/deferred-runtime.js";
 import type { ServedRuntime } from "../host/serve.js";
 import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
 import { log } from "../host/diagnostics/log.js";
-import { adopt, discard, takePrestarted } from "../python-bridge/prestarted.js";
+import { adopt, discard, takePrestarted } from "../python-bridge/worker/prestarted.js";
 import { realProjectDeps, resolveProjectInterpreter } from "../python-bridge/interpreter/project-interpreter.js";
 import { launcherPoetryEnv } from "./launcher-environment.js";
 import { readProjectPython } from "../python-bridge/interpreter/project-python.js";
-import { workerSettings } from "../python-bridge/worker-settings.js";
+import { workerSettings } from "../python-bridge/worker/worker-settings.js";
 
 /** The runtime serving Python dynamic providers for the program in `cwd`. */
 export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
@@ -46,15 +46,15 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
   // started already, beside this process: taken if it is the one the host
   // would start (prestarted.ts).
   const adopted = prestarted && adopt(prestarted, resolved.interpreter, cwd, workerSettings().script);
-  const first = adopted || (await import("../python-bridge/spawn.js")).spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
+  const first = adopted || (await import("../python-bridge/worker/spawn.js")).spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
   let begin!: () => void;
   const go = new Promise<void>((resolve) => (begin = resolve));
   const runtime = new DeferredRuntime("python", "encoded", async () => {
     await go;
-    const { forwardStdout } = await import("../python-bridge/worker-stdout.js");
+    const { forwardStdout } = await import("../python-bridge/worker/worker-stdout.js");
     forwardStdout(first);
     const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }, { OtherPythons }] = await Promise.all([
-      import("../python-bridge/pool.js"),
+      import("../python-bridge/worker/pool.js"),
       import("../python-bridge/runtime.js"),
       import("../python-bridge/other-pythons.js"),
     ]);

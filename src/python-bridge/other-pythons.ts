@@ -7,7 +7,7 @@
 import type { Interpreter } from "./interpreter/interpreter.js";
 import { InterpreterSearch, type Found, type Probe, type Search } from "./interpreter/interpreter-search.js";
 import type { CodeOrigin } from "./pickle/pickle-inspect.js";
-import { WorkerPool } from "./pool.js";
+import { WorkerPool } from "./worker/pool.js";
 
 /** Workers of one other Python: enough for a few resources at once, not a second full pool. */
 const OTHER_POOL_SIZE = 2;

@@ -25,7 +25,7 @@ import { encodeStruct, propertyPath, unsetValueProblem } from "../host/wire/wire
 import { ChannelBrokenError, RpcError } from "./channel/connection.js";
 import { inspectPayload, pythonMinor, type PickleFacts } from "./pickle/pickle-inspect.js";
 import { badValueData, ErrorCodes, unsetValueData, userErrorData, type Method } from "./channel/protocol.js";
-import type { WorkerPool } from "./pool.js";
+import type { WorkerPool } from "./worker/pool.js";
 import { describeFound, driftMessage, type OtherPythons } from "./other-pythons.js";
 import type { Found } from "./interpreter/interpreter-search.js";
 import { InterpreterUnusableError, noPythonError } from "./interpreter/unusable-interpreter.js";

@@ -2,7 +2,7 @@
 // python-stub/launch.sh and prestart.py; the single executable's twin in
 // src/cli/python-launcher.ts): the worker starts beside the host, and the host
 // takes it only if it is exactly the worker it would have started itself
-// (src/python-bridge/prestarted.ts). Started as the engine starts the plugin.
+// (src/python-bridge/worker/prestarted.ts). Started as the engine starts the plugin.
 import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";

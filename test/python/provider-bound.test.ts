@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { messageType } from "../../src/host/wire/proto.js";
 import { encodeStruct, jsToStruct, structToJs, type WireStruct } from "../../src/host/wire/wire.js";
-import { spawnWorker } from "../../src/python-bridge/spawn.js";
-import { SENT_TEXTS_LIMIT, WorkerProcess } from "../../src/python-bridge/worker-process.js";
-import { workerScript, workerSettings } from "../../src/python-bridge/worker-settings.js";
+import { spawnWorker } from "../../src/python-bridge/worker/spawn.js";
+import { SENT_TEXTS_LIMIT, WorkerProcess } from "../../src/python-bridge/worker/worker-process.js";
+import { workerScript, workerSettings } from "../../src/python-bridge/worker/worker-settings.js";
 import { FIXTURES, PYTHON_PROGRAM, VENV_PYTHON } from "../helpers/paths.js";
 
 const StructType = messageType("google.protobuf.Struct");

@@ -8,8 +8,8 @@ import { encodeStruct, jsToStruct, stringField, type WireStruct } from "../../sr
 import { RpcConnection, RpcError, type RequestInfo } from "../../src/python-bridge/channel/connection.js";
 import { FrameDecoder } from "../../src/python-bridge/channel/framing.js";
 import { ErrorCodes } from "../../src/python-bridge/channel/protocol.js";
-import { spawnWorker, type WorkerChild } from "../../src/python-bridge/spawn.js";
-import { workerScript } from "../../src/python-bridge/worker-settings.js";
+import { spawnWorker, type WorkerChild } from "../../src/python-bridge/worker/spawn.js";
+import { workerScript } from "../../src/python-bridge/worker/worker-settings.js";
 import { PYTHON_PROGRAM, VENV_PYTHON } from "../helpers/paths.js";
 import { pythonProvider } from "../helpers/payloads.js";
 

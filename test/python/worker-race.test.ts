@@ -219,7 +219,7 @@ describe("python worker killed while requests race it", function () {
       await expectServed(burst, round);
       await expectKilledWith(inFlight, victim, round);
       // The killed worker is gone and one fresh worker serves. A worker the host spawned is reaped;
-      // the first one, which the launcher started beside the host (src/python-bridge/prestarted.ts),
+      // the first one, which the launcher started beside the host (src/python-bridge/worker/prestarted.ts),
       // is the host's child without being its spawn, so it stays a zombie until the host exits.
       await waitFor(() => processState(victim) === undefined || (launchers && processState(victim) === "Z" && parentOf(victim) === host), `round ${round}: worker ${victim} to be reaped`);
       expect(workerPids(p)).to.have.length(1).and.not.include(victim);

@@ -2,7 +2,7 @@
 // waiting, and every delay handed to the timers is recorded.
 import { expect } from "chai";
 import { armDeadline, MAX_TIMER_MS, systemScheduler, type Scheduler } from "../../src/host/limits/deadline.js";
-import { workerSettings } from "../../src/python-bridge/worker-settings.js";
+import { workerSettings } from "../../src/python-bridge/worker/worker-settings.js";
 
 /** A clock that moves only when told, and the timers due on it. */
 class FakeScheduler implements Scheduler {

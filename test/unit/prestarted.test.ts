@@ -1,4 +1,4 @@
-// The launcher's worker (src/python-bridge/prestarted.ts): what the host reads
+// The launcher's worker (src/python-bridge/worker/prestarted.ts): what the host reads
 // from PULUMI_DYNAMIC_HOST_PRESTARTED, how it decides the worker is the one it
 // would have spawned (argv and environment from /proc, here a fake /proc
 // directory), and how it reads how the worker ended.
@@ -7,9 +7,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { envDigest, exitOf, expectedWorker, mismatch, takePrestarted } from "../../src/python-bridge/prestarted.js";
+import { envDigest, exitOf, expectedWorker, mismatch, takePrestarted } from "../../src/python-bridge/worker/prestarted.js";
 import { REPO, VENV_PYTHON } from "../helpers/paths.js";
-import { workerScript } from "../../src/python-bridge/worker-settings.js";
+import { workerScript } from "../../src/python-bridge/worker/worker-settings.js";
 
 describe("the launcher's python worker (prestarted.ts)", function () {
   let proc: string;

@@ -2,9 +2,9 @@
 // spawn.ts (and execa) so that a host whose first worker the launcher started
 // (prestarted.ts) reads them without loading execa before its port line.
 import path from "node:path";
-import { assetDirectory } from "../host/files/assets.js";
-import { MAX_TIMER_MS } from "../host/limits/deadline.js";
-import type { Interpreter } from "./interpreter/interpreter.js";
+import { assetDirectory } from "../../host/files/assets.js";
+import { MAX_TIMER_MS } from "../../host/limits/deadline.js";
+import type { Interpreter } from "../interpreter/interpreter.js";
 
 /** The worker script: in the package, or extracted from the single executable on first use. */
 export function workerScript(): string {

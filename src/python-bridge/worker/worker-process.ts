@@ -19,13 +19,13 @@
 // unless the worker never got as far as serving (it died starting, or its
 // interpreter cannot run it), where a fresh worker would fare no better.
 import type { Readable } from "node:stream";
-import { BoundedCache } from "../host/limits/bounded-cache.js";
-import { CallSignal } from "../host/limits/call-signal.js";
-import { WorkerDiedError } from "../host/errors.js";
-import { log } from "../host/diagnostics/log.js";
-import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "./channel/connection.js";
-import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema, unusableSchema } from "./channel/protocol.js";
-import { InterpreterUnusableError } from "./interpreter/unusable-interpreter.js";
+import { BoundedCache } from "../../host/limits/bounded-cache.js";
+import { CallSignal } from "../../host/limits/call-signal.js";
+import { WorkerDiedError } from "../../host/errors.js";
+import { log } from "../../host/diagnostics/log.js";
+import { describeRequest, RpcConnection, UndeliveredError, type RequestInfo } from "../channel/connection.js";
+import { loadSchema, logSchema, PROTOCOL_VERSION, readySchema, unusableSchema } from "../channel/protocol.js";
+import { InterpreterUnusableError } from "../interpreter/unusable-interpreter.js";
 import type { WorkerChild } from "./spawn.js";
 import { handleOf, type WorkerHandle } from "./worker-handle.js";
 import { workerSettings } from "./worker-settings.js";

@@ -21,10 +21,10 @@
 import { closeSync, readFileSync, realpathSync } from "node:fs";
 import net from "node:net";
 import { constants } from "node:os";
-import { log } from "../host/diagnostics/log.js";
-import { processAlive } from "../host/files/cache-root.js";
-import type { Interpreter } from "./interpreter/interpreter.js";
-import { programPathEnv, PROGRAM_PATH_VARIABLE } from "./interpreter/program-paths.js";
+import { log } from "../../host/diagnostics/log.js";
+import { processAlive } from "../../host/files/cache-root.js";
+import type { Interpreter } from "../interpreter/interpreter.js";
+import { programPathEnv, PROGRAM_PATH_VARIABLE } from "../interpreter/program-paths.js";
 import type { WorkerHandle } from "./worker-handle.js";
 import { workerArgs, workerBaseEnv } from "./worker-settings.js";
 

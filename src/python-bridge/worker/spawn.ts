@@ -7,8 +7,8 @@
 // costs about 23 ms first (docs/performance.md). Otherwise the pool loads this
 // module only when it starts a worker itself.
 import { execa } from "execa";
-import type { Interpreter } from "./interpreter/interpreter.js";
-import { programPathEnv } from "./interpreter/program-paths.js";
+import type { Interpreter } from "../interpreter/interpreter.js";
+import { programPathEnv } from "../interpreter/program-paths.js";
 import { workerArgs, workerBaseEnv, workerSettings } from "./worker-settings.js";
 
 /**

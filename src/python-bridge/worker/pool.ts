@@ -1,3 +1,11 @@
+// src/python-bridge/worker: the Python workers: how one is started (spawn.ts,
+// with worker-settings.ts; or taken from the launcher, prestarted.ts, whose
+// stdout worker-stdout.ts forwards), one worker process and its channel
+// (worker-process.ts, worker-handle.ts), and the pool of them (pool.ts). It may
+// import src/python-bridge/channel and src/python-bridge/interpreter, the
+// serving path's errors and src/host's folders; the adapter (../runtime.ts) and
+// the other Pythons' pools (../other-pythons.ts) are above it.
+//
 // The Python workers of one host: a few processes so CPU-bound providers use
 // more than one core, while each process runs many requests at once on threads
 // so the engine's parallelism, not ours, is the limit.
@@ -24,10 +32,10 @@
 // died) is sent once more, to a live or fresh worker; one the worker
 // acknowledged fails with the worker's own error.
 import { availableParallelism } from "node:os";
-import type { CallSignal } from "../host/limits/call-signal.js";
-import { describeRequest, UndeliveredError, type RequestInfo } from "./channel/connection.js";
-import { log } from "../host/diagnostics/log.js";
-import type { Interpreter } from "./interpreter/interpreter.js";
+import type { CallSignal } from "../../host/limits/call-signal.js";
+import { describeRequest, UndeliveredError, type RequestInfo } from "../channel/connection.js";
+import { log } from "../../host/diagnostics/log.js";
+import type { Interpreter } from "../interpreter/interpreter.js";
 import type { WorkerChild } from "./spawn.js";
 import type { WorkerHandle } from "./worker-handle.js";
 import { workerSettings } from "./worker-settings.js";
