@@ -17,7 +17,7 @@ if [ "${PULUMI_DYNAMIC_HOST_PRESTART:-1}" != 0 ] && [ -z "${PULUMI_DYNAMIC_HOST_
   pdh_venv=${PULUMI_RUNTIME_VIRTUALENV:-}
   if [ -z "$pdh_venv" ] && [ "${PULUMI_RUNTIME_TOOLCHAIN:-}" = uv ]; then pdh_venv=.venv; fi
   # As the reference's launcher: poetry's virtualenv, asked once here; the host takes the answer
-  # (src/cli/launcher-environment.ts) instead of asking again. Poetry's errors go to stderr, as there.
+  # (src/cli/compose/launcher-environment.ts) instead of asking again. Poetry's errors go to stderr, as there.
   if [ -z "$pdh_venv" ] && [ "${PULUMI_RUNTIME_TOOLCHAIN:-}" = poetry ] && command -v poetry >/dev/null 2>&1; then
     pdh_venv=$(poetry env info --path) || pdh_venv=
     PULUMI_DYNAMIC_HOST_POETRY_ENV=$pdh_venv

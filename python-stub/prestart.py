@@ -42,7 +42,7 @@ def _worker_env(venv):
     """What interpreter.ts gives the first worker: the virtualenv's bin first on PATH, no PYTHONHOME."""
     env = dict(os.environ)
     env.pop("PULUMI_DYNAMIC_HOST_SERVE", None)
-    env.pop("PULUMI_DYNAMIC_HOST_POETRY_ENV", None)  # the host's (src/cli/launcher-environment.ts)
+    env.pop("PULUMI_DYNAMIC_HOST_POETRY_ENV", None)  # the host's (src/cli/compose/launcher-environment.ts)
     if "PULUMI_DYNAMIC_HOST_NODE_EXTRA_CA_CERTS" in env:  # moved aside for the host's start only (launch.sh)
         env["NODE_EXTRA_CA_CERTS"] = env.pop("PULUMI_DYNAMIC_HOST_NODE_EXTRA_CA_CERTS")
     if venv:

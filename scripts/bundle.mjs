@@ -56,7 +56,7 @@ const esm = {
 };
 
 /** The host's bundles (src/boot/bundles.ts picks one): every command, and each plugin alone. */
-export const HOST_ENTRIES = { host: "src/cli/main.ts", "host-nodejs": "src/cli/plugin-nodejs.ts", "host-python": "src/cli/plugin-python.ts" };
+export const HOST_ENTRIES = { host: "src/cli/main.ts", "host-nodejs": "src/cli/compose/plugin-nodejs.ts", "host-python": "src/cli/compose/plugin-python.ts" };
 
 /**
  * The host, for its loader (src/boot/code-cache.ts): one CommonJS file whose text is Node's module

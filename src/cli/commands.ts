@@ -20,7 +20,7 @@ export async function runCli(args: readonly string[]): Promise<number> {
       if (!mode) {
         return usageError("serve", rest[0] === undefined ? "needs a language: nodejs or python" : `the language must be nodejs or python, not ${JSON.stringify(rest[0])}`);
       }
-      const { servePlugin } = await import("./compose.js");
+      const { servePlugin } = await import("./compose/compose.js");
       await servePlugin(mode, rest.slice(1));
       return 0;
     }

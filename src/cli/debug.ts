@@ -108,7 +108,7 @@ export async function runDebug(args: readonly string[], out: Out): Promise<numbe
     debuggerLine = `debugpy: the Python worker listens on 127.0.0.1:${parsed.debuggerPort} (attach once it says so below)`;
   }
 
-  const { runtimeFor } = await import("./compose.js");
+  const { runtimeFor } = await import("./compose/compose.js");
   const { runtime, afterPort } = await runtimeFor(mode, cwd);
   const { startServer } = await import("../host/server.js");
   let version: string | undefined;

@@ -17,19 +17,19 @@
 import path from "node:path";
 import { modeOfProcess, ownPackageOfBinary } from "../host/plugin/modes.js";
 import type { Boot } from "../host/serve.js";
-import { takeLauncherEnvironment } from "./launcher-environment.js";
+import { takeLauncherEnvironment } from "./compose/launcher-environment.js";
 
 /** `boot`: what the bundle's loader hands over (src/boot/launch.ts), for the serving path. */
 export async function main(argv: readonly string[] = process.argv, boot?: Boot): Promise<void> {
   const mode = modeOfProcess(argv[1] ?? "", takeLauncherEnvironment());
   if (mode) {
-    const { servePlugin } = await import("./compose.js");
+    const { servePlugin } = await import("./compose/compose.js");
     return servePlugin(mode, argv.slice(2), boot);
   }
   // Any other plugin name: a package of the project's own name (install --package, docs/schema.md).
   const own = ownPackageOfBinary(path.basename(argv[1] ?? ""));
   if (own) {
-    const { serveOwnPackage } = await import("./own-package.js");
+    const { serveOwnPackage } = await import("./compose/own-package.js");
     return serveOwnPackage(own, argv.slice(2), boot);
   }
   const { runCli } = await import("./commands.js");

@@ -10,7 +10,7 @@
 //
 // The plugin's life as the engine sees it: argv, the port line, serving, and
 // the way out on a signal or when the engine goes away. Which language runtime
-// serves is the caller's choice (src/cli/compose.ts, the composition root), so
+// serves is the caller's choice (src/cli/compose/compose.ts, the composition root), so
 // the serving path imports no adapter.
 import { fstatSync } from "node:fs";
 import { parsePluginArgs } from "./plugin/args.js";

@@ -1,6 +1,6 @@
 // What the Python plugin's launcher (python-stub/launch.sh) leaves in the
 // host's environment, taken back before anything else runs: every entry of the
-// host (main.ts, plugin-nodejs.ts, plugin-python.ts) calls this first.
+// host (../main.ts, plugin-nodejs.ts, plugin-python.ts) calls this first.
 
 /** What `poetry env info --path` answered the launcher (launch.sh asks once, as the reference's launcher does). */
 export const POETRY_ENV_VARIABLE = "PULUMI_DYNAMIC_HOST_POETRY_ENV";

@@ -1,16 +1,16 @@
 // The Python half of the composition root (compose.ts): the runtime that serves
 // pulumi-resource-pulumi-python. Its own module so that the Python plugin's
-// bundle (dist/bundle/cli/host-python.cjs, src/cli/plugin-python.ts) holds no
+// bundle (dist/bundle/cli/host-python.cjs, src/cli/compose/plugin-python.ts) holds no
 // Node adapter.
-import { DeferredRuntime } from "../host/deferred-runtime.js";
-import type { ServedRuntime } from "../host/serve.js";
-import { installUncaughtHandlers } from "../node-dynamic/uncaught.js";
-import { log } from "../host/diagnostics/log.js";
-import { adopt, discard, takePrestarted } from "../python-bridge/worker/prestarted.js";
-import { realProjectDeps, resolveProjectInterpreter } from "../python-bridge/interpreter/project-interpreter.js";
+import { DeferredRuntime } from "../../host/deferred-runtime.js";
+import type { ServedRuntime } from "../../host/serve.js";
+import { installUncaughtHandlers } from "../../node-dynamic/uncaught.js";
+import { log } from "../../host/diagnostics/log.js";
+import { adopt, discard, takePrestarted } from "../../python-bridge/worker/prestarted.js";
+import { realProjectDeps, resolveProjectInterpreter } from "../../python-bridge/interpreter/project-interpreter.js";
 import { launcherPoetryEnv } from "./launcher-environment.js";
-import { readProjectPython } from "../python-bridge/interpreter/project-python.js";
-import { workerSettings } from "../python-bridge/worker/worker-settings.js";
+import { readProjectPython } from "../../python-bridge/interpreter/project-python.js";
+import { workerSettings } from "../../python-bridge/worker/worker-settings.js";
 
 /** The runtime serving Python dynamic providers for the program in `cwd`. */
 export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
@@ -27,7 +27,7 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
     // Not fatal: each request that needs Python fails naming itself and the fix.
     log(1, `no usable python for this project: ${resolved.unusable.problem} (chosen by ${resolved.unusable.choice.why})`);
     if (prestarted) discard(prestarted, "the host found no usable interpreter");
-    const { NoPythonRuntime } = await import("../python-bridge/interpreter/unusable-interpreter.js");
+    const { NoPythonRuntime } = await import("../../python-bridge/interpreter/unusable-interpreter.js");
     return { runtime: new DeferredRuntime("python", "encoded", async () => new NoPythonRuntime(resolved.unusable)), afterPort: () => undefined };
   }
   // As the reference launcher: a broken virtualenv is reported before any port line, exit 1.
@@ -46,17 +46,17 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
   // started already, beside this process: taken if it is the one the host
   // would start (prestarted.ts).
   const adopted = prestarted && adopt(prestarted, resolved.interpreter, cwd, workerSettings().script);
-  const first = adopted || (await import("../python-bridge/worker/spawn.js")).spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
+  const first = adopted || (await import("../../python-bridge/worker/spawn.js")).spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
   let begin!: () => void;
   const go = new Promise<void>((resolve) => (begin = resolve));
   const runtime = new DeferredRuntime("python", "encoded", async () => {
     await go;
-    const { forwardStdout } = await import("../python-bridge/worker/worker-stdout.js");
+    const { forwardStdout } = await import("../../python-bridge/worker/worker-stdout.js");
     forwardStdout(first);
     const [{ WorkerPool, defaultPoolSize }, { PythonRuntime }, { OtherPythons }] = await Promise.all([
-      import("../python-bridge/worker/pool.js"),
-      import("../python-bridge/runtime.js"),
-      import("../python-bridge/other-pythons.js"),
+      import("../../python-bridge/worker/pool.js"),
+      import("../../python-bridge/runtime.js"),
+      import("../../python-bridge/other-pythons.js"),
     ]);
     const pool = new WorkerPool({ interpreter: resolved.interpreter, cwd, size: defaultPoolSize() });
     pool.warm(first);

@@ -6,9 +6,9 @@
 // project, no such type, both languages) is said on stderr, which the engine
 // shows, and the plugin exits 1 before any port line.
 import path from "node:path";
-import { packageMode } from "../host/plugin/modes.js";
-import { ProviderReferences } from "../host/references/provider-references.js";
-import type { Boot } from "../host/serve.js";
+import { packageMode } from "../../host/plugin/modes.js";
+import { ProviderReferences } from "../../host/references/provider-references.js";
+import type { Boot } from "../../host/serve.js";
 import { servePlugin } from "./compose.js";
 
 export async function serveOwnPackage(pkg: string, argv: readonly string[], boot?: Boot): Promise<void> {
