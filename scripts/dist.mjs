@@ -124,7 +124,7 @@ const archName = { x64: "x64", arm64: "arm64" }[process.arch] ?? process.arch;
 /**
  * The executable under the names the engine and people run, in `dir`: hard
  * links, but for pulumi-resource-pulumi-python, the launcher the executable
- * writes for itself (src/cli/python-launcher.ts), which starts the Python
+ * writes for itself (src/cli/install/python-launcher.ts), which starts the Python
  * worker beside the host.
  */
 function placeNames(exe, dir) {

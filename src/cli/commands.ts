@@ -53,7 +53,7 @@ export async function runCli(args: readonly string[]): Promise<number> {
     }
     case "python-launcher": {
       // For the build (scripts/dist.mjs): the single executable's Python plugin launcher.
-      const { embeddedPythonLauncher } = await import("./python-launcher.js");
+      const { embeddedPythonLauncher } = await import("./install/python-launcher.js");
       process.stdout.write(embeddedPythonLauncher());
       return 0;
     }
@@ -87,7 +87,7 @@ function helpAll(): number {
 }
 
 async function registration(cmd: "install" | "uninstall", rest: readonly string[]): Promise<number> {
-  const install = await import("./install.js");
+  const install = await import("./install/install.js");
   const at = rest.indexOf("--package");
   const action = at >= 0 ? packageAction(cmd, install, rest[at + 1], [...rest.slice(0, at), ...rest.slice(at + 2)]) : pluginsAction(cmd, install, rest);
   if (typeof action === "number") return action;
@@ -101,7 +101,7 @@ async function registration(cmd: "install" | "uninstall", rest: readonly string[
   }
 }
 
-type Install = typeof import("./install.js");
+type Install = typeof import("./install/install.js");
 
 /** What `install`/`uninstall` of the two plugin names does, or the exit code of a usage error. */
 function pluginsAction(cmd: "install" | "uninstall", install: Install, rest: readonly string[]): (() => void) | number {

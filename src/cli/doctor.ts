@@ -13,8 +13,8 @@ import { resolveProjectInterpreter, type ProjectResolution } from "../python-bri
 import { readProjectPython } from "../python-bridge/interpreter/project-python.js";
 import { SECTION } from "../host/references/provider-references.js";
 import type { Interpreter } from "../python-bridge/interpreter/interpreter.js";
-import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
-import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "./install.js";
+import { findPulumi, resolvePlugin, type PluginPackage } from "./install/engine-lookup.js";
+import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "./install/install.js";
 import { nodeRuntime, pulumiSdk, type NodeRuntime } from "./node-environment.js";
 import { satisfiesEngines } from "./node-engines.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";

@@ -7,7 +7,7 @@ import { readText, realPath } from "../host/files/file-probe.js";
 import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
 import { EMBEDDED } from "../host/files/assets.js";
-import { lookPath } from "./engine-lookup.js";
+import { lookPath } from "./install/engine-lookup.js";
 
 export const MIN_NODE_MAJOR = 20;
 

@@ -1,6 +1,6 @@
 // pulumi-resource-pulumi-python's launcher (bin/pulumi-resource-pulumi-python,
 // python-stub/launch.sh and prestart.py; the single executable's twin in
-// src/cli/python-launcher.ts): the worker starts beside the host, and the host
+// src/cli/install/python-launcher.ts): the worker starts beside the host, and the host
 // takes it only if it is exactly the worker it would have started itself
 // (src/python-bridge/worker/prestarted.ts). Started as the engine starts the plugin.
 import { expect } from "chai";

@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { doctor, runDoctor } from "../../src/cli/doctor.js";
-import { shadowAdvice } from "../../src/cli/install.js";
+import { shadowAdvice } from "../../src/cli/install/install.js";
 import { FIXTURES, PYTHON_PROGRAM, NODE_PROGRAM, REPO, SCENARIOS, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";
 import { encryptedSecret, NODE_TYPE, plaintextSecret, PYTHON_TYPE, removeTemps, runVenvPython, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";

@@ -1,6 +1,6 @@
-// Registering the host with the engine (src/cli/install.ts), the engine's
-// lookup order as install and doctor see it (src/cli/engine-lookup.ts) and the
-// Pulumi.yaml edits (src/cli/project-file.ts), on real directory layouts: a
+// Registering the host with the engine (src/cli/install/install.ts), the engine's
+// lookup order as install and doctor see it (src/cli/install/engine-lookup.ts) and the
+// Pulumi.yaml edits (src/cli/install/project-file.ts), on real directory layouts: a
 // pulumi reached through a symlink, the scripts pulumi ships beside it, npm's
 // bin on PATH, a plugin cache. The commands run as users run them: the built
 // bin/pulumi-dynamic-host, as a child process.
@@ -9,8 +9,8 @@ import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { resolvePlugin } from "../../src/cli/engine-lookup.js";
-import { readProjectPlugins, registerProjectPlugins, unregisterProjectPlugins } from "../../src/cli/project-file.js";
+import { resolvePlugin } from "../../src/cli/install/engine-lookup.js";
+import { readProjectPlugins, registerProjectPlugins, unregisterProjectPlugins } from "../../src/cli/install/project-file.js";
 import { REPO } from "../helpers/paths.js";
 
 const ENTRY = `${REPO}bin/pulumi-dynamic-host`;

@@ -8,8 +8,8 @@
 // extracts them. The host is the executable under the Node plugin's name,
 // which every layout places beside this script, told which plugin to serve by
 // PULUMI_DYNAMIC_HOST_SERVE (this script as the engine ran it).
-import { extractedDirectoryName, EMBEDDED } from "../host/files/assets.js";
-import { hostVersion } from "../host/plugin/plugin-info.js";
+import { extractedDirectoryName, EMBEDDED } from "../../host/files/assets.js";
+import { hostVersion } from "../../host/plugin/plugin-info.js";
 
 /** The launcher's text; only the single executable has one (the npm package ships its own). */
 export function embeddedPythonLauncher(): string {

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isMap, isSeq, parseDocument, YAMLMap, YAMLSeq, type Document } from "yaml";
-import { projectFile } from "../host/references/project-root.js";
+import { projectFile } from "../../host/references/project-root.js";
 
 export interface ProjectPlugin {
   name: string;

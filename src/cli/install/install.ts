@@ -1,3 +1,10 @@
+// src/cli/install: `install` and `uninstall`: registering the host with the
+// engine (install.ts), where the engine finds a plugin and in what order
+// (engine-lookup.ts, which `doctor` asks too), a project's Pulumi.yaml
+// `plugins.providers` (project-file.ts), and the Python plugin's launcher the
+// single executable writes (python-launcher.ts). It may import src/host's
+// folders; nothing else of src/cli: the command table and `doctor` are above it.
+//
 // Registering the host with the engine, three ways:
 //
 // - next to `pulumi` (no argument): the engine's "bundled" place. The scripts
@@ -14,14 +21,14 @@
 // running as one, but under the Python plugin's name the launcher it writes
 // (python-launcher.ts); otherwise a symlink to the package's bin/<name> script.
 import fs from "node:fs";
-import { lstatOf } from "../host/files/file-probe.js";
+import { lstatOf } from "../../host/files/file-probe.js";
 import path from "node:path";
-import { EMBEDDED, packageRoot } from "../host/files/assets.js";
-import { COMMAND_NAME, MODES, PLUGIN_PREFIX, PYTHON, ownPackageOfBinary } from "../host/plugin/modes.js";
+import { EMBEDDED, packageRoot } from "../../host/files/assets.js";
+import { COMMAND_NAME, MODES, PLUGIN_PREFIX, PYTHON, ownPackageOfBinary } from "../../host/plugin/modes.js";
 import { embeddedPythonLauncher } from "./python-launcher.js";
-import { hostVersion } from "../host/plugin/plugin-info.js";
+import { hostVersion } from "../../host/plugin/plugin-info.js";
 import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
-import { findProjectRoot } from "../host/references/project-root.js";
+import { findProjectRoot } from "../../host/references/project-root.js";
 import { registerProjectPlugins, unregisterProjectPlugins } from "./project-file.js";
 
 export const BACKUP_SUFFIX = ".before-pulumi-dynamic-host";

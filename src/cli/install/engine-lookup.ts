@@ -7,7 +7,7 @@
 // When 2 finds a file whose resolved path is not the (unresolved) path of 3,
 // the engine uses 2 and warns "using … from $PATH at …" on every run.
 // `install` and `doctor` answer with this, so they never guess.
-import { listDirectory, realPath, statOf } from "../host/files/file-probe.js";
+import { listDirectory, realPath, statOf } from "../../host/files/file-probe.js";
 import os from "node:os";
 import path from "node:path";
 import { readProjectPlugins, type ProjectPlugin } from "./project-file.js";
