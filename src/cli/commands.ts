@@ -32,7 +32,7 @@ export async function runCli(args: readonly string[]): Promise<number> {
       return runDoctor(rest, out);
     }
     case "inspect": {
-      const { runInspect } = await import("./inspect.js");
+      const { runInspect } = await import("./inspect/inspect.js");
       return runInspect(rest, out);
     }
     case "conformance": {

@@ -24,7 +24,7 @@ import { checkNodeReference, checkNodeReferences, checkPythonReferences, helperL
 import { analyzeResources, checkResource, needsOtherPython, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
 import { InterpreterSearch, type Search } from "../python-bridge/interpreter/interpreter-search.js";
 import { COMMAND_USAGE } from "./usage.js";
-import { encryptedAdvice, readStackExport, type Analysis, type DynamicResource, type Language } from "./stack-export.js";
+import { encryptedAdvice, readStackExport, type Analysis, type DynamicResource, type Language } from "./inspect/stack-export.js";
 
 const USAGE = COMMAND_USAGE.doctor;
 

@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import { runInspect, type InspectedResource } from "../../src/cli/inspect.js";
+import { runInspect, type InspectedResource } from "../../src/cli/inspect/inspect.js";
 import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";
 import { encryptedSecret, NODE_TYPE, plaintextSecret, PYTHON_TYPE, removeTemps, stackExport, urnOf, writeTemp, type Entry } from "../helpers/stack-exports.js";
 
@@ -181,7 +181,7 @@ describe("inspect: the dynamic resources of a stack export, read without running
   it("reads the export from stdin with -", async function () {
     const fd = fs.openSync(file, "r");
     // "-" reads stdin; the reader is injectable, so the file stands in for it here.
-    const { readStackExport } = await import("../../src/cli/stack-export.js");
+    const { readStackExport } = await import("../../src/cli/inspect/stack-export.js");
     const resources = readStackExport("-", () => fs.readFileSync(fd, "utf8"));
     fs.closeSync(fd);
     expect(resources.map((r) => r.urn)).to.deep.equal(Object.keys(byUrn));

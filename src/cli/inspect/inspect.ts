@@ -1,9 +1,15 @@
+// src/cli/inspect: `inspect`: a stack export's dynamic resources
+// (inspect.ts), from the reading of the export and its payloads
+// (stack-export.ts, which `doctor` reads exports with too). It may import
+// src/python-bridge/pickle and the command table's usage texts (../usage.ts);
+// nothing else.
+//
 // `pulumi-dynamic-host inspect <stack-export.json | -> [--json]`: every
 // dynamic resource of a stack export and what its provider references, read
 // without running anything (see stack-export.ts). The --json document is an
 // array of InspectedResource, one per dynamic resource in export order; its
 // fields are always present (null or [] where they do not apply).
-import { COMMAND_USAGE } from "./usage.js";
+import { COMMAND_USAGE } from "../usage.js";
 import { analyzePayload, ENCRYPTED, encryptedAdvice, readStackExport, sharedPayloads, StackExportError, type DynamicResource, type Language } from "./stack-export.js";
 
 const USAGE = COMMAND_USAGE.inspect;

@@ -7,7 +7,7 @@
 import * as acorn from "acorn";
 import fs from "node:fs";
 import { z } from "zod";
-import { inspectPayload, type PickleFacts } from "../python-bridge/pickle/pickle-inspect.js";
+import { inspectPayload, type PickleFacts } from "../../python-bridge/pickle/pickle-inspect.js";
 
 export type Language = "nodejs" | "python";
 
