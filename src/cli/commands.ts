@@ -28,7 +28,7 @@ export async function runCli(args: readonly string[]): Promise<number> {
     case "uninstall":
       return registration(cmd, rest);
     case "doctor": {
-      const { runDoctor } = await import("./doctor.js");
+      const { runDoctor } = await import("./doctor/doctor.js");
       return runDoctor(rest, out);
     }
     case "inspect": {

@@ -9,7 +9,7 @@ import { exitCode, header, summary, toJson, verdictLines } from "../conformance/
 import { resolvePayloadPython } from "../conformance/payloads-python.js";
 import { pythonReferenceCommand } from "../conformance/python-reference.js";
 import { commandFromString, runConformance } from "../conformance/run.js";
-import { pluginLaunch } from "./plugin-launch.js";
+import { pluginLaunch } from "./doctor/plugin-launch.js";
 import { usageError } from "./usage.js";
 
 

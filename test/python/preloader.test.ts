@@ -10,7 +10,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { doctor } from "../../src/cli/doctor.js";
+import { doctor } from "../../src/cli/doctor/doctor.js";
 import { pythonProvider } from "../helpers/payloads.js";
 import { PYTHON_PROGRAM } from "../helpers/paths.js";
 import { ENGINE_ADDRESS, Plugin, type LaunchOptions } from "../helpers/plugin.js";

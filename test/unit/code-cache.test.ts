@@ -234,7 +234,7 @@ describe("the host's bundles: each plugin name loads one of its own (src/boot/bu
     const text = (f: string) => fs.readFileSync(new URL(f, dir), "utf8");
     const [node, python, all] = [text("host-nodejs.cjs"), text("host-python.cjs"), text("host.cjs")];
     // esbuild names each module it loads lazily by its path: the runtimes and the commands are such modules.
-    const [nodeRuntime, pool, pythonRuntime, doctor] = ["src/node-dynamic/runtime.ts", "src/python-bridge/worker/pool.ts", "src/python-bridge/runtime.ts", "src/cli/doctor.ts"].map((m) => `"${m}"`);
+    const [nodeRuntime, pool, pythonRuntime, doctor] = ["src/node-dynamic/runtime.ts", "src/python-bridge/worker/pool.ts", "src/python-bridge/runtime.ts", "src/cli/doctor/doctor.ts"].map((m) => `"${m}"`);
     for (const [name, body, has, hasNot] of [
       ["host-nodejs.cjs", node, [nodeRuntime], [pool, pythonRuntime, doctor]],
       ["host-python.cjs", python, [pool, pythonRuntime], [nodeRuntime, doctor]],

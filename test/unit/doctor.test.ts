@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { doctor, runDoctor } from "../../src/cli/doctor.js";
+import { doctor, runDoctor } from "../../src/cli/doctor/doctor.js";
 import { shadowAdvice } from "../../src/cli/install/install.js";
 import { FIXTURES, PYTHON_PROGRAM, NODE_PROGRAM, REPO, SCENARIOS, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { nodeProvider, pickleFromPython310, pythonProvider } from "../helpers/payloads.js";

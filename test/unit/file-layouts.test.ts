@@ -28,8 +28,8 @@ import { readProjectPython } from "../../src/python-bridge/interpreter/project-p
 import { resolveProjectInterpreter } from "../../src/python-bridge/interpreter/project-interpreter.js";
 import { packageOfPath, relocate, UnresolvedModuleError } from "../../src/node-dynamic/moved-modules.js";
 import { projectRequire, ReferenceLoadError, resolveModuleReference } from "../../src/node-dynamic/module-reference.js";
-import { pluginLaunch } from "../../src/cli/plugin-launch.js";
-import { doctor } from "../../src/cli/doctor.js";
+import { pluginLaunch } from "../../src/cli/doctor/plugin-launch.js";
+import { doctor } from "../../src/cli/doctor/doctor.js";
 import { REPO } from "../helpers/paths.js";
 
 /** mulberry32: a small seeded generator, so a failing layout is replayed by its seed. */

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { staticExports } from "../../src/cli/module-exports.js";
+import { staticExports } from "../../src/cli/doctor/module-exports.js";
 
 const TYPESCRIPT = createRequire(import.meta.url).resolve("typescript");
 

@@ -1,6 +1,6 @@
 // satisfiesEngines: the engines.node ranges packages write, against Node versions, table-driven.
 import { expect } from "chai";
-import { satisfiesEngines } from "../../src/cli/node-engines.js";
+import { satisfiesEngines } from "../../src/cli/doctor/node-engines.js";
 
 describe("node-engines: a Node version against a package's engines.node", function () {
   const table: [string, string, ReturnType<typeof satisfiesEngines>][] = [

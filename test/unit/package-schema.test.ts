@@ -18,7 +18,7 @@ import { packageSchema } from "../../src/host/references/package-schema.js";
 import { ProviderReferences } from "../../src/host/references/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../src/host/runtime.js";
 import { jsToStruct, UNKNOWN_STRING_SENTINEL } from "../../src/host/wire/wire.js";
-import { runDoctor } from "../../src/cli/doctor.js";
+import { runDoctor } from "../../src/cli/doctor/doctor.js";
 import { runSchema } from "../../src/cli/schema.js";
 
 const TEXT_FILE = "pulumi-nodejs:dynamic/files:TextFile";

@@ -3,11 +3,11 @@
 // the way src/node-dynamic/loader.ts resolves it (createRequire at a file in
 // the program directory: its node_modules and those of its parents).
 import { execFileSync } from "node:child_process";
-import { readText, realPath } from "../host/files/file-probe.js";
+import { readText, realPath } from "../../host/files/file-probe.js";
 import { createRequire, isBuiltin } from "node:module";
 import path from "node:path";
-import { EMBEDDED } from "../host/files/assets.js";
-import { lookPath } from "./install/engine-lookup.js";
+import { EMBEDDED } from "../../host/files/assets.js";
+import { lookPath } from "../install/engine-lookup.js";
 
 export const MIN_NODE_MAJOR = 20;
 

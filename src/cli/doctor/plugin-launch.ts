@@ -8,10 +8,10 @@
 // - env (pkg/resource/plugin/provider_plugin.go, NewProvider): the engine's own
 //   environment, then PULUMI_RUNTIME_<OPTION> ("%v" of the value) for every
 //   `runtime.options` key of Pulumi.yaml, which win over the inherited ones.
-import { isDirectory, readText } from "../host/files/file-probe.js";
+import { isDirectory, readText } from "../../host/files/file-probe.js";
 import path from "node:path";
 import { parse } from "yaml";
-import { findProjectRoot, projectFile } from "../host/references/project-root.js";
+import { findProjectRoot, projectFile } from "../../host/references/project-root.js";
 
 export interface PluginLaunch {
   /** The directory holding Pulumi.yaml, when `dir` is in a project. */

@@ -1,3 +1,11 @@
+// src/cli/doctor: `doctor` and its checks: how the engine would launch the
+// plugin here (plugin-launch.ts, which `conformance` asks too), the Node side
+// (node-environment.ts, node-engines.ts, module-exports.ts), the Python side
+// (python-probe.ts, preloaders.ts), and a stack export's resources and
+// references (resource-checks.ts, reference-checks.ts). It may import src/host,
+// both adapters, src/cli/install (the engine's lookup), src/cli/inspect (the
+// export's reading) and the command table's usage texts (../usage.ts).
+//
 // `pulumi-dynamic-host doctor [--stack-export FILE] [DIR]`: what the engine
 // will launch for the program in DIR and with which Node and Python, and,
 // given a stack export, whether each dynamic resource's provider can be loaded
@@ -6,15 +14,15 @@
 // a Node reference's export is read from the module's source, module-exports.ts).
 // One line per finding, `ok:`, `note:` or `problem:`, then a summary; the exit
 // status is 1 when any line is a problem.
-import { cacheRootNote, inspectCacheRoot } from "../host/files/cache-root.js";
-import { isDirectory, isExecutableFile, statOf } from "../host/files/file-probe.js";
-import { hostVersion } from "../host/plugin/plugin-info.js";
-import { resolveProjectInterpreter, type ProjectResolution } from "../python-bridge/interpreter/project-interpreter.js";
-import { readProjectPython } from "../python-bridge/interpreter/project-python.js";
-import { SECTION } from "../host/references/provider-references.js";
-import type { Interpreter } from "../python-bridge/interpreter/interpreter.js";
-import { findPulumi, resolvePlugin, type PluginPackage } from "./install/engine-lookup.js";
-import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "./install/install.js";
+import { cacheRootNote, inspectCacheRoot } from "../../host/files/cache-root.js";
+import { isDirectory, isExecutableFile, statOf } from "../../host/files/file-probe.js";
+import { hostVersion } from "../../host/plugin/plugin-info.js";
+import { resolveProjectInterpreter, type ProjectResolution } from "../../python-bridge/interpreter/project-interpreter.js";
+import { readProjectPython } from "../../python-bridge/interpreter/project-python.js";
+import { SECTION } from "../../host/references/provider-references.js";
+import type { Interpreter } from "../../python-bridge/interpreter/interpreter.js";
+import { findPulumi, resolvePlugin, type PluginPackage } from "../install/engine-lookup.js";
+import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "../install/install.js";
 import { nodeRuntime, pulumiSdk, type NodeRuntime } from "./node-environment.js";
 import { satisfiesEngines } from "./node-engines.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
@@ -22,9 +30,9 @@ import { describePreloader, preloaderDirectory, preloadersIn } from "./preloader
 import { probePython, versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
 import { checkNodeReference, checkNodeReferences, checkPythonReferences, helperLabel, NODE_HELPER_ORIGIN, pythonReferenceQuestions, readDeclarations, type PythonReference } from "./reference-checks.js";
 import { analyzeResources, checkResource, needsOtherPython, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
-import { InterpreterSearch, type Search } from "../python-bridge/interpreter/interpreter-search.js";
-import { COMMAND_USAGE } from "./usage.js";
-import { encryptedAdvice, readStackExport, type Analysis, type DynamicResource, type Language } from "./inspect/stack-export.js";
+import { InterpreterSearch, type Search } from "../../python-bridge/interpreter/interpreter-search.js";
+import { COMMAND_USAGE } from "../usage.js";
+import { encryptedAdvice, readStackExport, type Analysis, type DynamicResource, type Language } from "../inspect/stack-export.js";
 
 const USAGE = COMMAND_USAGE.doctor;
 

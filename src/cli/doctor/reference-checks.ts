@@ -6,11 +6,11 @@
 // export is among the names its source exports (module-exports.ts); nothing of
 // it runs. Python: the module is found on the program's sys.path and has the
 // attribute (which imports the module, as the worker will).
-import { packageSchema, SchemaError } from "../host/references/package-schema.js";
-import type { ProviderReference } from "../host/references/provider-references.js";
-import { DeclarationError, ProviderReferences } from "../host/references/provider-references.js";
-import type { Language } from "../host/runtime.js";
-import { resolveModuleReference } from "../node-dynamic/module-reference.js";
+import { packageSchema, SchemaError } from "../../host/references/package-schema.js";
+import type { ProviderReference } from "../../host/references/provider-references.js";
+import { DeclarationError, ProviderReferences } from "../../host/references/provider-references.js";
+import type { Language } from "../../host/runtime.js";
+import { resolveModuleReference } from "../../node-dynamic/module-reference.js";
 import { staticExports } from "./module-exports.js";
 import type { ProbeResult } from "./python-probe.js";
 import type { Findings } from "./resource-checks.js";

@@ -5,8 +5,8 @@
 // of the interpreter with a short -c script; no pickle is loaded.
 import { execFile } from "node:child_process";
 import { z } from "zod";
-import type { Interpreter } from "../python-bridge/interpreter/interpreter.js";
-import type { GlobalRef } from "../python-bridge/pickle/pickle-inspect.js";
+import type { Interpreter } from "../../python-bridge/interpreter/interpreter.js";
+import type { GlobalRef } from "../../python-bridge/pickle/pickle-inspect.js";
 
 // Modules are located with importlib.util.find_spec on the top-level name,
 // which runs no user code, then each submodule with PathFinder.find_spec in its

@@ -8,10 +8,10 @@
 // resource's URN and what to do.
 import { resolveRequire, packageOf } from "./node-environment.js";
 import { versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
-import { analyzePayload, ENCRYPTED, type Analysis, type DynamicResource, type Language } from "./inspect/stack-export.js";
-import type { GlobalRef } from "../python-bridge/pickle/pickle-inspect.js";
-import type { Search } from "../python-bridge/interpreter/interpreter-search.js";
-import { describeFound, driftMessage } from "../python-bridge/other-pythons.js";
+import { analyzePayload, ENCRYPTED, type Analysis, type DynamicResource, type Language } from "../inspect/stack-export.js";
+import type { GlobalRef } from "../../python-bridge/pickle/pickle-inspect.js";
+import type { Search } from "../../python-bridge/interpreter/interpreter-search.js";
+import { describeFound, driftMessage } from "../../python-bridge/other-pythons.js";
 
 export type Findings = (kind: "ok" | "note" | "problem", line: string) => void;
 /** Per language, why nothing of it can run here (with what to do), when so. */
