@@ -1,8 +1,15 @@
+// src/cli: the host's entry (main.ts), the command table (commands.ts) and
+// every command's usage (usage.ts), and the commands without helpers of their
+// own (conformance.ts, debug.ts, docs.ts, schema.ts). Each command with helpers
+// is a folder (doctor/, install/, inspect/) and what runs as a plugin is
+// compose/; those folders take nothing from here but usage.ts. This level may
+// import everything under src/; nothing else under src/ imports it.
+//
 // Entry point of every name the host is installed under. The invoked name picks
 // what runs: pulumi-resource-pulumi-nodejs and pulumi-resource-pulumi-python are
 // what the engine launches; pulumi-dynamic-host is the command for people;
 // any other pulumi-resource-<package> serves a package of the project's own
-// name (own-package.ts).
+// name (compose/own-package.ts).
 //
 // The invoked name is argv[1]: the script's path as run under node (npm's links
 // keep the name they were called by), and argv[0] as exec'd in the single

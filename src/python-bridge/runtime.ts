@@ -1,3 +1,11 @@
+// src/python-bridge: the Python language adapter (runtime.ts) and the pools
+// of other Pythons' workers (other-pythons.ts) at the top, on what the folders
+// beside them hold: the worker channel (channel/), which Python
+// (interpreter/), a payload read without running it (pickle/) and the workers
+// (worker/). It may import the serving path and src/host's folders, never the
+// Node adapter; src/cli (the composition root, doctor) and the conformance kit
+// import it.
+//
 // The Python language adapter: each resource operation goes to a worker in
 // the user's interpreter, which calls the user's provider with the values the
 // Python reference would pass and returns a normalized result or the

@@ -25,11 +25,20 @@ const HOST_WINGS = [
   "host/tuning",
 ] as const;
 
+/** Folders of src/python-bridge: the adapter at its top, what it runs on in folders beside it. */
+const BRIDGE_FOLDERS = ["python-bridge/channel", "python-bridge/interpreter", "python-bridge/pickle", "python-bridge/worker"] as const;
+const BRIDGE = ["python-bridge", ...BRIDGE_FOLDERS] as const;
+
+/** Folders of src/cli: one per command with helpers, and what runs as a plugin. */
+const CLI_FOLDERS = ["cli/compose", "cli/install", "cli/inspect", "cli/doctor"] as const;
+
 /**
  * Which folder may import which. A file's folder is its folder under src/, or
- * for src/host, "host" (the serving path at the top of the folder: serve,
- * server, core, the runtime contract) or "host/<wing>". A file may always
- * import its own folder's files.
+ * for src/host, src/python-bridge and src/cli, that folder ("host": the serving
+ * path at the top of src/host, serve, server, core, the runtime contract) or
+ * its sub-folder ("host/<wing>", "python-bridge/worker", "cli/doctor"). A file
+ * may always import its own folder's files. An entry naming a file
+ * ("cli/usage.ts") allows that file alone.
  */
 export const ALLOWED: Record<string, readonly string[]> = {
   "host/diagnostics": [],
@@ -45,13 +54,25 @@ export const ALLOWED: Record<string, readonly string[]> = {
   host: [...HOST_WINGS],
   // The language adapters implement the serving path's runtime contract; neither imports the other.
   "node-dynamic": ["host", ...HOST_WINGS],
-  "python-bridge": ["host", ...HOST_WINGS],
+  // The Python adapter: the channel, which Python and the pickle reader know nothing else of the bridge;
+  // the workers run on the first two; the adapter at the top (runtime, other-pythons) uses them all.
+  "python-bridge/channel": ["host", ...HOST_WINGS],
+  "python-bridge/interpreter": ["host", ...HOST_WINGS],
+  "python-bridge/pickle": [],
+  "python-bridge/worker": ["host", ...HOST_WINGS, "python-bridge/channel", "python-bridge/interpreter"],
+  "python-bridge": ["host", ...HOST_WINGS, ...BRIDGE_FOLDERS],
   // What runs before the host: only what it needs to find and load the host's bundle.
   boot: ["host/diagnostics", "host/files", "host/plugin"],
   // The conformance kit drives plugins from outside; src/host does not import it.
-  conformance: ["host", ...HOST_WINGS, "python-bridge"],
-  // The commands for people and the composition root.
-  cli: ["host", ...HOST_WINGS, "node-dynamic", "python-bridge", "conformance", "boot"],
+  conformance: ["host", ...HOST_WINGS, ...BRIDGE],
+  // What runs as a plugin: the composition root and each plugin's entry, which know both adapters.
+  "cli/compose": ["host", ...HOST_WINGS, "node-dynamic", ...BRIDGE],
+  // The commands with helpers; of the command table at the top, only its usage texts.
+  "cli/install": [...HOST_WINGS],
+  "cli/inspect": [...HOST_WINGS, "python-bridge/pickle", "cli/usage.ts"],
+  "cli/doctor": ["host", ...HOST_WINGS, "node-dynamic", ...BRIDGE, "cli/install", "cli/inspect", "cli/usage.ts"],
+  // main.ts, the command table and the commands without helpers.
+  cli: ["host", ...HOST_WINGS, "node-dynamic", ...BRIDGE, "conformance", "boot", ...CLI_FOLDERS],
 };
 
 export interface Import {
@@ -79,12 +100,15 @@ export function importsOf(file: string, text = fs.readFileSync(file, "utf8")): I
   });
 }
 
+/** The folders under src/ whose own sub-folders are rows of the table. */
+const FOLDED = ["host", "python-bridge", "cli"];
+
 /** The folder a file under src/ belongs to in the table; undefined outside src/. */
 export function folderOf(file: string): string | undefined {
   const parts = file.split("/");
   if (parts[0] !== "src" || parts.length < 3) return undefined;
-  if (parts[1] !== "host") return parts[1];
-  return parts.length > 3 ? `host/${parts[2]}` : "host";
+  if (!FOLDED.includes(parts[1]!)) return parts[1];
+  return parts.length > 3 ? `${parts[1]}/${parts[2]}` : parts[1];
 }
 
 /** Every import that breaks the table, each said with the file, the import and the rule broken. */
@@ -101,7 +125,7 @@ export function ruleBreaks(imports: readonly Import[], allowed: Record<string, r
     const to = folderOf(i.to);
     if (to === undefined) {
       breaks.push(`${i.from} imports "${i.specifier}" (${i.to}), outside src/: files under src/ import only src/ and packages`);
-    } else if (to !== from && !allowed[from]!.includes(to)) {
+    } else if (to !== from && !allowed[from]!.includes(to) && !allowed[from]!.includes(i.to.slice("src/".length))) {
       const may = allowed[from]!.length > 0 ? allowed[from]!.join(", ") : "no other folder";
       breaks.push(`${i.from} imports "${i.specifier}" (${i.to}): ${from} may not import ${to} (it may import ${may})`);
     }
@@ -201,6 +225,23 @@ describe("import rules (src/)", () => {
       expect(ruleBreaks(at("src/host/files/assets.ts", 'import { x } from "../../../test/helpers/paths.js";'))[0]).to.contain("outside src/");
       expect(ruleBreaks(at("src/host/new-wing/x.ts", 'import { log } from "../diagnostics/log.js";'))[0]).to.contain("has no row in the import table");
       expect(ruleBreaks(at("src/host/core.ts", 'import { log } from "./diagnostics/log.js";'))).to.deep.equal([]);
+    });
+
+    it("a folder of src/python-bridge or src/cli importing one above it or beside it", () => {
+      // The channel and which Python know nothing of the workers; the workers nothing of the adapter on top.
+      expect(ruleBreaks(at("src/python-bridge/channel/connection.ts", 'import type { WorkerHandle } from "../worker/worker-handle.js";'))[0]).to.equal(
+        'src/python-bridge/channel/connection.ts imports "../worker/worker-handle.js" (src/python-bridge/worker/worker-handle.ts): ' +
+          `python-bridge/channel may not import python-bridge/worker (it may import host, ${HOST_WINGS.join(", ")})`,
+      );
+      expect(ruleBreaks(at("src/python-bridge/interpreter/interpreter.ts", 'import { WorkerPool } from "../worker/pool.js";'))).to.have.length(1);
+      expect(ruleBreaks(at("src/python-bridge/worker/pool.ts", 'import type { PythonRuntime } from "../runtime.js";'))).to.have.length(1);
+      expect(ruleBreaks(at("src/python-bridge/pickle/pickle-inspect.ts", 'import { log } from "../../host/diagnostics/log.js";'))).to.have.length(1);
+      // A command's folder takes the usage texts from the top, and nothing else there.
+      expect(ruleBreaks(at("src/cli/doctor/doctor.ts", 'import { COMMAND_USAGE } from "../usage.js";'))).to.deep.equal([]);
+      expect(ruleBreaks(at("src/cli/doctor/doctor.ts", 'const c = await import("../commands.js");'))[0]).to.contain("cli/doctor may not import cli (");
+      expect(ruleBreaks(at("src/cli/install/install.ts", 'import { runDoctor } from "../doctor/doctor.js";'))).to.have.length(1);
+      expect(ruleBreaks(at("src/cli/compose/compose.ts", 'import { COMMAND_USAGE } from "../usage.js";'))).to.have.length(1);
+      expect(ruleBreaks(at("src/cli/doctor/doctor.ts", 'import { resolvePlugin } from "../install/engine-lookup.js";'))).to.deep.equal([]);
     });
 
     it("a circle is reported with its path, through type-only imports too", () => {
