@@ -1,7 +1,7 @@
 // Spec §9, Python side: start-up (rows 1–6), the protocol surface (7–14),
 // Check, Diff and Create (15–37), the concurrency cap (69) and the fresh
 // contextvars context per RPC (70): the conformance cases of
-// src/conformance/cases/python-start-check-diff-create.ts, sent to the Python
+// src/conformance/cases/python/python-start-check-diff-create.ts, sent to the Python
 // reference (`<venv>/bin/python -u -m pulumi.dynamic`, pulumi 3.270.0 from PyPI,
 // as its launcher runs it) and to our pulumi-resource-pulumi-python; the answers
 // are compared, and the concrete expected answer is asserted on each

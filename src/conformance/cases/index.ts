@@ -1,16 +1,17 @@
-// The conformance table: every case, in the order its sessions run.
+// The conformance table: every case, in the order its sessions run. The Node
+// cases are in node/, the Python cases in python/, those of both languages here.
 import type { Case, Language } from "../case.js";
 import { depthAndWire } from "./depth-and-wire.js";
-import { nodeCheckDiffCreate } from "./node-check-diff-create.js";
-import { nodeConfigRuntime } from "./node-config-runtime.js";
-import { nodeMovedPaths } from "./node-moved-paths.js";
-import { nodeStartup } from "./node-startup.js";
-import { nodeValuesReadUpdateDelete } from "./node-values-read-update-delete.js";
-import { pythonStartCheckDiffCreate } from "./python-start-check-diff-create.js";
-import { pythonLoadErrors } from "./python-load-errors.js";
-import { pythonProgramPaths } from "./python-program-paths.js";
-import { pythonValuesRudConfig } from "./python-values-rud-config.js";
-import { pythonVersionDrift } from "./python-version-drift.js";
+import { nodeCheckDiffCreate } from "./node/node-check-diff-create.js";
+import { nodeConfigRuntime } from "./node/node-config-runtime.js";
+import { nodeMovedPaths } from "./node/node-moved-paths.js";
+import { nodeStartup } from "./node/node-startup.js";
+import { nodeValuesReadUpdateDelete } from "./node/node-values-read-update-delete.js";
+import { pythonStartCheckDiffCreate } from "./python/python-start-check-diff-create.js";
+import { pythonLoadErrors } from "./python/python-load-errors.js";
+import { pythonProgramPaths } from "./python/python-program-paths.js";
+import { pythonValuesRudConfig } from "./python/python-values-rud-config.js";
+import { pythonVersionDrift } from "./python/python-version-drift.js";
 import { secretRedaction, secretsOut } from "./secrets.js";
 
 export const CASES: readonly Case[] = [

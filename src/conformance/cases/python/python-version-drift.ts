@@ -8,9 +8,9 @@
 // later request of the deployment with it. Ours runs that resource in a worker
 // of the second Python, which answers.
 import path from "node:path";
-import { equal, includes, session, type Case } from "../case.js";
-import type { Outcome } from "../client.js";
-import { otherPythonFor } from "../payloads-python.js";
+import { equal, includes, session, type Case } from "../../case.js";
+import type { Outcome } from "../../client.js";
+import { otherPythonFor } from "../../payloads-python.js";
 import { BASE_ENV, py } from "./python-common.js";
 
 const s = session({ id: "python/version-drift", language: "python", suite: ["differential (Python): a pickle of another Python minor"], launch: { env: BASE_ENV } });

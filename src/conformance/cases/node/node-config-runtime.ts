@@ -6,8 +6,8 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { contains, equal, matches, ok, secret, session, type Case, type CaseContext, type LaunchedPlugin } from "../case.js";
-import type { Outcome, Props } from "../client.js";
+import { contains, equal, matches, ok, secret, session, type Case, type CaseContext, type LaunchedPlugin } from "../../case.js";
+import type { Outcome, Props } from "../../client.js";
 
 const TOP = "differential (Node): configure, provider cache and runtime";
 const CFG = "node-providers-cfg";

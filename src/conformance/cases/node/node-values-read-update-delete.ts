@@ -3,10 +3,10 @@
 // that output (its first line) is observed and compared too.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { ARCHIVE_SIG, ASSET_SIG, equal, ok, RESOURCE_SIG, secret, session, SIG, UNKNOWN, type Case, type CaseContext } from "../case.js";
-import type { Outcome, Props } from "../client.js";
+import { ARCHIVE_SIG, ASSET_SIG, equal, ok, RESOURCE_SIG, secret, session, SIG, UNKNOWN, type Case, type CaseContext } from "../../case.js";
+import type { Outcome, Props } from "../../client.js";
 import { firstLine, INIT_FAILED_TYPE_URL, withStderr, type Echoed } from "./node-common.js";
-import { howToDeclare } from "./project-file.js";
+import { howToDeclare } from "../project-file.js";
 
 const TOP = "differential (Node): values through create; read, update, delete";
 const PARITY = "docs/parity.md#node-pulumi-resource-pulumi-nodejs";

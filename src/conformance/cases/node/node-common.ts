@@ -1,8 +1,8 @@
 // What the Node cases share: the texts our host writes where we deliberately
 // differ (docs/parity.md), and small projections of stderr.
-import { equal, type CaseContext } from "../case.js";
-import type { Outcome } from "../client.js";
-import { noProviderMessage as providerMessage } from "./project-file.js";
+import { equal, type CaseContext } from "../../case.js";
+import type { Outcome } from "../../client.js";
+import { noProviderMessage as providerMessage } from "../project-file.js";
 
 export const firstLine = (s: string) => s.split("\n")[0];
 

@@ -2,8 +2,8 @@
 // names is asserted (expect) besides the answers being compared, so that no
 // case passes on two equally wrong answers; where we deliberately differ
 // (docs/parity.md) the case pins both behaviours.
-import { equal, includes, ok, session, UNKNOWN, type Case, type CaseContext } from "../case.js";
-import { EMPTY_DIFF_VIEW, type Outcome, type Props } from "../client.js";
+import { equal, includes, ok, session, UNKNOWN, type Case, type CaseContext } from "../../case.js";
+import { EMPTY_DIFF_VIEW, type Outcome, type Props } from "../../client.js";
 import { echoed, firstLine, INIT_FAILED_TYPE_URL, noObjectMessage, noProviderMessage, withStderr, type Echoed } from "./node-common.js";
 
 const TOP = "differential (Node): Check, Diff and Create (§9 rows 15–36)";

@@ -1,6 +1,6 @@
 // Spec §9 rows about starting, negotiating and refusing (Node).
-import { equal, matches, session, type Case } from "../case.js";
-import type { Outcome } from "../client.js";
+import { equal, matches, session, type Case } from "../../case.js";
+import type { Outcome } from "../../client.js";
 
 const s = session({ id: "node/startup", language: "nodejs", suite: ["differential (Node): start-up and protocol surface"] });
 

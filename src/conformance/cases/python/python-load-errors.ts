@@ -12,8 +12,8 @@
 // an object that is no provider at all is said in words, with no traceback.
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { contains, equal, matches, notContains, ok, session, type Case, type CaseContext } from "../case.js";
-import type { Outcome, ProviderClient } from "../client.js";
+import { contains, equal, matches, notContains, ok, session, type Case, type CaseContext } from "../../case.js";
+import type { Outcome, ProviderClient } from "../../client.js";
 import { BASE_ENV } from "./python-common.js";
 
 const METHODS = ["Check", "Diff", "Create", "Read", "Update", "Delete"] as const;

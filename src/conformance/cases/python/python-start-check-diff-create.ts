@@ -8,9 +8,9 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { equal, includes, matches, Needs, ok, session, UNKNOWN, type Case, type CaseContext } from "../case.js";
-import { EMPTY_DIFF_VIEW, type Outcome, type Props } from "../client.js";
-import { ENGINE_ADDRESS } from "../driver.js";
+import { equal, includes, matches, Needs, ok, session, UNKNOWN, type Case, type CaseContext } from "../../case.js";
+import { EMPTY_DIFF_VIEW, type Outcome, type Props } from "../../client.js";
+import { ENGINE_ADDRESS } from "../../driver.js";
 import {
   BASE_ENV,
   expectBareTraceback,

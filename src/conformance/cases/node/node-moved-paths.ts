@@ -9,8 +9,8 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { equal, session, type Case, type CaseContext } from "../case.js";
-import type { Outcome } from "../client.js";
+import { equal, session, type Case, type CaseContext } from "../../case.js";
+import type { Outcome } from "../../client.js";
 
 interface Serialized {
   text: string;

@@ -7,10 +7,10 @@
 // plugins' plumbing frames left out (python-common.ts).
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { ARCHIVE_SIG, ASSET_SIG, contains, equal, includes, matches, notContains, ok, RESOURCE_SIG, secret, session, SIG, type Case, type CaseContext, type LaunchedPlugin } from "../case.js";
-import type { Outcome, Props } from "../client.js";
+import { ARCHIVE_SIG, ASSET_SIG, contains, equal, includes, matches, notContains, ok, RESOURCE_SIG, secret, session, SIG, type Case, type CaseContext, type LaunchedPlugin } from "../../case.js";
+import type { Outcome, Props } from "../../client.js";
 import { BASE_ENV, framesIn, plumbing, printed, py, REFERENCE_MAIN, sameTraceback, silent, userView, type Printed } from "./python-common.js";
-import { howToDeclare } from "./project-file.js";
+import { howToDeclare } from "../project-file.js";
 
 const SUITE = "differential (Python): values through create; read, update, delete; configure";
 const ONE_PAIR = [SUITE, "one pair"];

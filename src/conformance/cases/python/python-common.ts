@@ -12,10 +12,10 @@
 // first line, every user and SDK frame, the final exception lines).
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { equal, ok, type CaseContext } from "../case.js";
-import type { Outcome } from "../client.js";
-import { noProviderMessage as providerMessage } from "./project-file.js";
-import { pythonPayloadsFor, type PythonPayloads } from "../payloads-python.js";
+import { equal, ok, type CaseContext } from "../../case.js";
+import type { Outcome } from "../../client.js";
+import { noProviderMessage as providerMessage } from "../project-file.js";
+import { pythonPayloadsFor, type PythonPayloads } from "../../payloads-python.js";
 
 export const PY_TYPE = "pulumi-python:dynamic:Resource";
 

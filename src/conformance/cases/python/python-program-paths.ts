@@ -7,8 +7,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { contains, equal, session, type Case, type CaseContext } from "../case.js";
-import type { Outcome } from "../client.js";
+import { contains, equal, session, type Case, type CaseContext } from "../../case.js";
+import type { Outcome } from "../../client.js";
 import { BASE_ENV, py } from "./python-common.js";
 
 const SUITE = "differential (Python): by-reference provider classes in the program's own modules";
