@@ -19,8 +19,8 @@
 // path, as the engine ran it, in PULUMI_DYNAMIC_HOST_SERVE, whose file name
 // picks the mode; it is removed here so that neither providers nor workers see it.
 // Each plugin name also has a bundle of its own, which the loader picks by the
-// same rule (src/boot/launch.ts) and which starts at plugin-nodejs.ts or
-// plugin-python.ts instead; this entry is the one for people, and for any other way in.
+// same rule (src/boot/launch.ts) and which starts at compose/plugin-nodejs.ts or
+// compose/plugin-python.ts instead; this entry is the one for people, and for any other way in.
 import path from "node:path";
 import { modeOfProcess, ownPackageOfBinary } from "../host/plugin/modes.js";
 import type { Boot } from "../host/serve.js";

@@ -18,7 +18,7 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
   // The launcher's worker, taken (with its variables) before the interpreter's environment is read from ours.
   const prestarted = takePrestarted();
   // A Python project's interpreter as the reference launcher picks it; another runtime's by its own rules
-  // (project-interpreter.ts), read from Pulumi.yaml once, here.
+  // (src/python-bridge/interpreter/project-interpreter.ts), read from Pulumi.yaml once, here.
   // Poetry's virtualenv as the launcher asked it, if it did (one `poetry env info` per start, not two).
   const poetry = launcherPoetryEnv;
   const deps = poetry === undefined ? realProjectDeps : { ...realProjectDeps, poetryEnvPath: () => poetry };
@@ -44,7 +44,7 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
   // pickleparser, the pool) loads after the port line.
   // Under the Python launcher (bin/pulumi-resource-pulumi-python) it may have
   // started already, beside this process: taken if it is the one the host
-  // would start (prestarted.ts).
+  // would start (src/python-bridge/worker/prestarted.ts).
   const adopted = prestarted && adopt(prestarted, resolved.interpreter, cwd, workerSettings().script);
   const first = adopted || (await import("../../python-bridge/worker/spawn.js")).spawnWorker(resolved.interpreter, cwd, undefined, "pipe");
   let begin!: () => void;

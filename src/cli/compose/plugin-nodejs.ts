@@ -1,6 +1,6 @@
 // The entry of pulumi-resource-pulumi-nodejs's own bundle
 // (dist/bundle/cli/host-nodejs.cjs, and the single executable's asset of that
-// name), which the loader picks for that name (src/boot/launch.ts): main.ts's
+// name), which the loader picks for that name (src/boot/launch.ts): ../main.ts's
 // serving path for this one mode, without the other language's adapter or the
 // commands for people, so that the plugin holds less source in memory.
 import { modeForLanguage } from "../../host/plugin/modes.js";

@@ -67,9 +67,9 @@ export const NOTIFICATIONS = {
   // one dies (connection.ts). Requests the worker answers at once (ping, a refused request) get none.
   "$/ack": [["ids", "ids", true]],
   "$/cancel": [["id", "int", true]],
-  // The first message to a worker the launcher started (prestarted.ts): its program paths, as PROGRAM_PATH_VARIABLE holds them.
+  // The first message to a worker the launcher started (../worker/prestarted.ts): its program paths, as PROGRAM_PATH_VARIABLE holds them.
   "$/program-path": [["paths", "str", true]],
-  // The provider ids the host let go (worker-process.ts, its bound on the texts it keeps per worker):
+  // The provider ids the host let go (../worker/worker-process.ts, its bound on the texts it keeps per worker):
   // never used again; the worker drops their providers once no request runs them.
   "$/forget": [["ids", "ids", true]],
   // What a request's provider printed (when the request asked for "logs"): whole lines, but for the partial last one.
@@ -77,7 +77,7 @@ export const NOTIFICATIONS = {
   "$/ready": [["protocol", "int", true], ["python", "str", true], ["pulumi", "str", true], ["dill", "str", true], ["pid", "int", true]],
   // While requests run: the worker's CPU over the last interval (thousandths of one core) and its requests in hand.
   "$/load": [["cpu", "int", true], ["active", "int", true]],
-  // Instead of $/ready, before the worker exits: its interpreter cannot import `module` (unusable-interpreter.ts).
+  // Instead of $/ready, before the worker exits: its interpreter cannot import `module` (../interpreter/unusable-interpreter.ts).
   "$/unusable": [["python", "str", true], ["module", "str", true], ["error", "str", true]],
 } as const satisfies Record<string, readonly FieldSpec[]>;
 

@@ -15,7 +15,7 @@
 // same interpreter, arguments and environment, read back from /proc. Otherwise
 // (the launcher picked another interpreter, the environment differs, the
 // worker failed to start) it is killed and the host spawns its own, as without
-// the launcher. It gets its program paths (program-paths.ts) in its first
+// the launcher. It gets its program paths (../interpreter/program-paths.ts) in its first
 // message, since the launcher cannot compute them; until then it has the
 // program directory first on sys.path, as every worker has.
 import { closeSync, readFileSync, realpathSync } from "node:fs";

@@ -18,7 +18,7 @@ import { workerArgs, workerBaseEnv, workerSettings } from "./worker-settings.js"
  * the first line on the host's stdout) fd 1 is a pipe the host forwards to
  * its stdout once the port line is out (worker-stdout.ts).
  * `cwd` is the program's (the engine's pwd for the plugin); the worker also
- * gets the program's import paths (program-paths.ts).
+ * gets the program's import paths (../interpreter/program-paths.ts).
  */
 export function spawnWorker(interpreter: Interpreter, cwd: string, script = workerSettings().script, stdout: "inherit" | "pipe" = "inherit") {
   const child = execa(interpreter.python, workerArgs(script), {

@@ -17,7 +17,7 @@ export interface WorkerHandle {
   readonly channel: Duplex;
   onExit(listener: (exit: { code: number | null; signal: string | null }) => void): void;
   kill(signal: NodeJS.Signals): void;
-  /** For a worker started without them: its program paths (program-paths.ts), sent as its first message. */
+  /** For a worker started without them: its program paths (../interpreter/program-paths.ts), sent as its first message. */
   readonly programPaths?: string;
 }
 

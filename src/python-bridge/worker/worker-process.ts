@@ -13,7 +13,7 @@
 // end, error or close, or the process's exit event, never only from the end of
 // its stdio, which a process the worker started may hold open for any time.
 //
-// Of the requests in flight when it exits, those it acknowledged (connection.ts)
+// Of the requests in flight when it exits, those it acknowledged (../channel/connection.ts)
 // fail with how it ended: they may have run. Those it never acknowledged never
 // ran, and fail undelivered, so the pool sends them to another worker (once) —
 // unless the worker never got as far as serving (it died starting, or its

@@ -39,7 +39,7 @@ export function workerArgs(script: string): string[] {
   return script === workerScript() ? ["-u", path.join(path.dirname(script), "start.py"), script] : ["-u", script];
 }
 
-/** A worker's environment, but for its program paths (program-paths.ts): the interpreter's, and its channel on fd 3. */
+/** A worker's environment, but for its program paths (../interpreter/program-paths.ts): the interpreter's, and its channel on fd 3. */
 export function workerBaseEnv(interpreter: Interpreter): NodeJS.ProcessEnv {
   return { ...interpreter.env, PULUMI_DYNAMIC_HOST_CHANNEL_FD: "3" };
 }

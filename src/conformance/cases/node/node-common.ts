@@ -9,7 +9,7 @@ export const firstLine = (s: string) => s.split("\n")[0];
 /** The V8 text of `${e}: ${e.stack}`'s first line for an error whose string form is `text`. */
 export const echoed = (text: string) => `${text}: ${text}`;
 
-/** Ours' message for a request without a usable `__provider` (docs/parity.md); `dir`: the program folder the plugin runs in (project-file.ts). */
+/** Ours' message for a request without a usable `__provider` (docs/parity.md); `dir`: the program folder the plugin runs in (../project-file.ts). */
 export function noProviderMessage(op: string, urn: string, bag: string, problem = "has no", dir?: string): string {
   return providerMessage("nodejs", op, urn, bag, problem, dir);
 }

@@ -195,7 +195,7 @@ const ASSETS = {
 const readSession = session({ id: "node/read", language: "nodejs", suite: [TOP, "read"] });
 const read = (ctx: CaseContext, a: { id?: string; properties?: Props; inputs?: Props }) => ctx.client.read({ urn: ctx.urn("r"), ...a });
 
-/** Ours' words for an import without a provider, with the program folder `dir` the plugin runs in (project-file.ts). */
+/** Ours' words for an import without a provider, with the program folder `dir` the plugin runs in (../project-file.ts). */
 const importHint = (dir: string) =>
   `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
   `pulumi-nodejs:dynamic:Resource, ${howToDeclare("nodejs", "pulumi-nodejs:dynamic:Resource", dir)}`;

@@ -207,7 +207,7 @@ export function expectBareTraceback(r: Outcome, finalLine: string): void {
   equal(tb.final, [finalLine], "the exception line");
 }
 
-/** Ours' message for a request without a usable `__provider` (docs/parity.md); `dir`: the program folder the plugin runs in (project-file.ts). */
+/** Ours' message for a request without a usable `__provider` (docs/parity.md); `dir`: the program folder the plugin runs in (../project-file.ts). */
 export function noProviderMessage(op: string, urn: string, bag: string, problem = "has no", dir?: string): string {
   return providerMessage("python", op, urn, bag, problem, dir);
 }
