@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isMap, isSeq, parseDocument, YAMLMap, YAMLSeq, type Document } from "yaml";
+import { pathsOf, samePathText, type Platform } from "../host/files/platform.js";
 import { projectFile } from "../host/references/project-root.js";
 
 export interface ProjectPlugin {
@@ -85,7 +86,7 @@ export function unregisterProjectPlugins(root: string, names: readonly string[],
     providers.items = providers.items.filter((it) => {
       if (!isMap(it) || !names.includes(String(it.get("name")))) return true;
       const p = String(it.get("path"));
-      if (path.resolve(root, p) !== path.resolve(dir)) {
+      if (!sameProjectPluginDir(root, p, dir, process.platform)) {
         changes.push(`${it.get("name")}: left alone, its path ${JSON.stringify(p)} is not this host's ${dir}`);
         return true;
       }
@@ -109,6 +110,34 @@ function requireProjectFile(root: string): string {
 }
 
 function writtenPath(root: string, dir: string): string {
-  const rel = path.relative(fs.realpathSync(root), fs.realpathSync(dir));
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : path.resolve(dir);
+  return projectPluginPath(fs.realpathSync(root), fs.realpathSync(dir), process.platform);
+}
+
+/**
+ * What `install --project` writes as a plugin's path in Pulumi.yaml, for the
+ * plugin directory `dir` of the project at `root` (both real paths): relative
+ * to the root when it lies inside it, so that another checkout finds it, else
+ * absolute; always with `/` between names, which the engine (Go's filepath)
+ * reads on Windows too, so the file reads the same on every system and no `\`
+ * needs escaping in YAML. A path on another drive than the project's
+ * (Windows) is absolute. The YAML document quotes the value where plain
+ * text would not read back as it is (`#`, `: `, a leading `-` or quote).
+ */
+export function projectPluginPath(root: string, dir: string, platform: Platform): string {
+  const paths = pathsOf(platform);
+  const rel = paths.relative(root, dir);
+  const inside = rel !== "" && rel !== ".." && !rel.startsWith(`..${paths.sep}`) && !paths.isAbsolute(rel);
+  const chosen = inside ? rel : paths.resolve(dir);
+  return platform === "win32" ? chosen.replace(/\\/g, "/") : chosen;
+}
+
+/**
+ * Whether an entry's path (as written, relative to `root` or absolute) is the
+ * directory `dir`: resolved against the root, and compared as the platform's
+ * file system compares names (case-insensitive on Windows and macOS; `/` and
+ * `\` alike on Windows).
+ */
+export function sameProjectPluginDir(root: string, written: string, dir: string, platform: Platform): boolean {
+  const paths = pathsOf(platform);
+  return samePathText(paths.resolve(root, written), paths.resolve(dir), platform);
 }
