@@ -15,9 +15,9 @@ import { REPO } from "../helpers/paths.js";
 
 const STUB = path.join(REPO, "python-stub");
 
-/** `code` run in python3 -I -S with the stub's directory importable; its stdout. */
+/** `code` run in python3 -B -I -S (no __pycache__ left in the stub) with the stub's directory importable; its stdout. */
 function python(code: string, env: NodeJS.ProcessEnv = {}): string {
-  return execFileSync("python3", ["-I", "-S", "-c", `import sys; sys.path.insert(0, ${JSON.stringify(STUB)})\n${code}`], {
+  return execFileSync("python3", ["-B", "-I", "-S", "-c", `import sys; sys.path.insert(0, ${JSON.stringify(STUB)})\n${code}`], {
     encoding: "utf8",
     env: { PATH: process.env.PATH, ...env },
   });
@@ -94,7 +94,7 @@ describe("platform: the launcher's Python side where /proc, fork or SO_PEERCRED 
       fs.writeFileSync(lock, "1\n");
       const r = spawnSync(
         "python3",
-        ["-I", "-S", "-c", `import sys, socket; sys.path.insert(0, ${JSON.stringify(STUB)})\ndel socket.SO_PEERCRED\nimport preloader\npreloader.serve_until_forked()\nprint("returned")`],
+        ["-B", "-I", "-S", "-c", `import sys, socket; sys.path.insert(0, ${JSON.stringify(STUB)})\ndel socket.SO_PEERCRED\nimport preloader\npreloader.serve_until_forked()\nprint("returned")`],
         { encoding: "utf8", env: { PATH: process.env.PATH, PULUMI_DYNAMIC_HOST_PRELOADER: sock } },
       );
       expect(r.status, r.stderr).to.equal(0);
