@@ -22,6 +22,21 @@ function load(file: string): Document {
   return doc;
 }
 
+/**
+ * Writes `doc` back to `file` with the line breaks the file had: the YAML
+ * library writes \n, and a Pulumi.yaml saved on Windows with \r\n keeps them
+ * rather than have every line change.
+ */
+function save(file: string, doc: Document): void {
+  fs.writeFileSync(file, withLineBreaksOf(fs.readFileSync(file, "utf8"), doc.toString()));
+}
+
+/** `text` (with \n line breaks) with those of `original`: \r\n when its first line break is one. */
+export function withLineBreaksOf(original: string, text: string): string {
+  const first = original.indexOf("\n");
+  return first > 0 && original[first - 1] === "\r" ? text.replace(/\r?\n/g, "\r\n") : text;
+}
+
 export function readProjectPlugins(root: string): ProjectPlugin[] {
   const file = projectFile(root);
   if (!file) return [];
@@ -72,7 +87,7 @@ export function registerProjectPlugins(root: string, names: readonly string[], d
       changes.push(`${name}: path ${JSON.stringify(written)}`);
     }
   }
-  fs.writeFileSync(file, doc.toString());
+  save(file, doc);
   return { file, changes };
 }
 
@@ -99,7 +114,7 @@ export function unregisterProjectPlugins(root: string, names: readonly string[],
       if (isMap(plugins) && plugins.items.length === 0) doc.delete("plugins");
     }
   }
-  fs.writeFileSync(file, doc.toString());
+  save(file, doc);
   return { file, changes };
 }
 
