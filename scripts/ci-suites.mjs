@@ -76,7 +76,13 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.a
   const args = process.argv.slice(2);
   const at = args.indexOf("--platform");
   const platform = at >= 0 ? args[at + 1] : process.platform;
-  const files = suitesFor(platform);
+  let files;
+  try {
+    files = suitesFor(platform);
+  } catch (e) {
+    console.error(e.message);
+    process.exit(2);
+  }
   if (args.includes("--list")) {
     process.stdout.write(files.join("\n") + "\n");
   } else {
