@@ -179,7 +179,7 @@ console.log(JSON.stringify(r));
       ["the release archive (hard links)", () => archiveInstall()],
       ["the wheel's scripts (the executable once, launchers beside it)", () => wheelInstall().bin],
     ] as const) {
-      it(`${label}: doctor takes both plugin names found on PATH for this host`, function () {
+      it(`${label}: doctor takes both plugin names found on PATH for this host, and names the platform and the Node embedded in it`, function () {
         const bin = dir();
         const cwd = fs.mkdtempSync(path.join(installsRoot(), "doctor-"));
         let out: string;
@@ -194,6 +194,7 @@ console.log(JSON.stringify(r));
         for (const name of ["pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"]) {
           expect(out, name).to.include(`ok: plugin ${name}: ${bin}/${name} ($PATH), this host ${VERSION}`);
         }
+        expect(out).to.match(new RegExp(`^ok: platform: Linux ${process.arch} \\(linux-${process.arch}\\); this command runs on Node v\\d+\\.\\d+\\.\\d+ embedded in this single executable$`, "m"));
       });
     }
 

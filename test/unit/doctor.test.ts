@@ -272,7 +272,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       fs.rmSync(path.join(dir, "pkg/sub.py"));
       const noSub = await check(dir, entries);
       expect(noSub.problems).to.deep.equal([
-        `problem: ${p("uses-modules")}: its pickled provider uses module pkg.sub, which ${TEST_VENV}/bin/python ${noSub.out[6].split(" ")[3]} cannot find from ${dir} (No module named 'pkg.sub'): install the package that provides it into that Python`,
+        `problem: ${p("uses-modules")}: its pickled provider uses module pkg.sub, which ${TEST_VENV}/bin/python ${noSub.out[7].split(" ")[3]} cannot find from ${dir} (No module named 'pkg.sub'): install the package that provides it into that Python`,
       ]);
       expect(fs.existsSync(path.join(dir, "init-ran")), "pkg/__init__.py ran").to.equal(false);
 
