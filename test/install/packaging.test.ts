@@ -53,6 +53,7 @@ describe("what users install: the npm package, the single executable and the whe
         "bin/launch.mjs",
         "bin/python-entry.mjs",
         "bin/choose-python-entry.mjs",
+        "bin/python-entry-choice.mjs",
         ...PLUGIN_NAMES.map((n) => `bin/${n}`),
         "dist/bundle/boot.mjs",
         "dist/bundle/cli/host.cjs",
