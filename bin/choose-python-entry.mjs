@@ -11,14 +11,14 @@
 // (docs/launcher.md, "Where no sh runs it").
 import fs from "node:fs";
 import { fileURLToPath } from "node:url";
+import { choosePythonEntry, KNOB } from "./python-entry-choice.mjs";
 
-const KNOB = "PULUMI_DYNAMIC_HOST_PYTHON_ENTRY";
-const chosen = process.env[KNOB] || (process.platform === "win32" ? "node" : "sh");
-if (chosen !== "node" && chosen !== "sh") {
-  console.error(`pulumi-dynamic-host: ${KNOB} is ${JSON.stringify(chosen)}; it must be node (the Python plugin's name runs a Node entry) or sh (the shell launcher)`);
+const chosen = choosePythonEntry(process.platform, process.env[KNOB]);
+if (chosen.problem) {
+  console.error(`pulumi-dynamic-host: ${chosen.problem}`);
   process.exit(1);
 }
-if (chosen === "node") {
+if (chosen.entry === "node") {
   const file = fileURLToPath(new URL("pulumi-resource-pulumi-python", import.meta.url));
   const tmp = `${file}.tmp-${process.pid}`;
   fs.writeFileSync(

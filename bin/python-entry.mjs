@@ -11,11 +11,9 @@
 // A Node process cannot start the worker before its own start, nor become
 // another program, so no worker starts early here. NODE_EXTRA_CA_CERTS stays as
 // it is: this Node has read the certificates already.
-import path from "node:path";
+import { servedPluginFile } from "./python-entry-choice.mjs";
 
-const PLUGIN = "pulumi-resource-pulumi-python";
-const invoked = process.argv[1] ?? "";
 // The file as run (the installed name, as the engine or npm's shim ran it); run
 // by another name (node bin/python-entry.mjs), the plugin's name beside it.
-process.env.PULUMI_DYNAMIC_HOST_SERVE = path.basename(invoked).replace(/\.(cmd|exe|ps1)$/i, "") === PLUGIN ? invoked : path.join(path.dirname(invoked), PLUGIN);
+process.env.PULUMI_DYNAMIC_HOST_SERVE = servedPluginFile(process.argv[1] ?? "");
 import("./launch.mjs");

@@ -416,6 +416,33 @@ class Preloader:
         os._exit(0)
 
 
+def unsupported(platform, has_proc, has_unix_sockets, has_peer_credentials, has_fork):
+    """
+    Why a preloader cannot run on this system, or None. It counts its threads in
+    /proc/self/task, checks who connects with SO_PEERCRED (Linux's), listens on a Unix
+    socket and forks: Linux has all four; macOS lacks /proc and SO_PEERCRED, Windows all
+    but sockets. prestart.py starts none where launch.sh finds no /proc; this keeps one
+    started by hand from serving without those checks.
+    """
+    missing = [
+        what
+        for what, has in (("fork", has_fork), ("Unix sockets", has_unix_sockets), ("/proc", has_proc), ("SO_PEERCRED", has_peer_credentials))
+        if not has
+    ]
+    return "no %s on %s" % (" or ".join(missing), platform) if missing else None
+
+
 def serve_until_forked():
     """worker.py's preloader mode: returns in each forked worker, never in the preloader itself."""
+    why = unsupported(sys.platform, os.path.isdir("/proc/self/task"), hasattr(socket, "AF_UNIX"), hasattr(socket, "SO_PEERCRED"), hasattr(os, "fork"))
+    if why is not None:
+        # Nothing listens: the next start finds no socket and starts its worker fresh. The lock
+        # file prestart.py wrote goes while this process still holds its lock.
+        sock = os.environ.get("PULUMI_DYNAMIC_HOST_PRELOADER", "")
+        if sock.endswith(".sock"):
+            try:
+                os.unlink(sock[: -len(".sock")] + ".lock")
+            except OSError:
+                pass
+        os._exit(0)
     Preloader().serve()

@@ -164,15 +164,38 @@ def _limits():
     return ",".join(out)
 
 
-def _preload_dir(env):
+# A preloader's socket is <directory>/<16 hex digits>.sock.
+_SOCKET_NAME_BYTES = len("/0123456789abcdef.sock")
+
+
+def _socket_path_limit(platform):
+    """The longest Unix socket path, in bytes without the NUL: sun_path is 108 bytes on Linux, 104 on macOS and the BSDs."""
+    return 107 if platform.startswith("linux") else 103
+
+
+def _preload_dir_path(env, uid, platform):
     """
-    The preloaders' sockets' directory: $XDG_RUNTIME_DIR/pulumi-dynamic-host, else
-    /tmp/pulumi-dynamic-host-<uid>; None unless it is a directory (not a link) this
-    user owns and nobody else may enter.
+    Where the preloaders' sockets go (src/cli/preloaders.ts computes the same, for doctor):
+    $XDG_RUNTIME_DIR/pulumi-dynamic-host, else (unset, or too long for a socket's path under
+    it) /tmp/pulumi-dynamic-host-<uid>, which fits everywhere; $TMPDIR is never used (macOS's
+    is /var/folders/…/T/, long). None on Windows, which has no preloader.
     """
-    uid = os.getuid()
+    if platform == "win32":
+        return None
+    candidates = []
     runtime = env.get("XDG_RUNTIME_DIR", "")
-    path = runtime.rstrip("/") + "/pulumi-dynamic-host" if runtime.startswith("/") else "/tmp/pulumi-dynamic-host-%d" % uid
+    if runtime.startswith("/"):
+        candidates.append(runtime.rstrip("/") + "/pulumi-dynamic-host")
+    candidates.append("/tmp/pulumi-dynamic-host-%d" % uid)
+    for candidate in candidates:
+        if len(os.fsencode(candidate)) + _SOCKET_NAME_BYTES <= _socket_path_limit(platform):
+            return candidate
+    return None
+
+
+def _preload_dir(path):
+    """`path` made if missing; None unless it is a directory (not a link) this user owns and nobody else may enter."""
+    uid = os.getuid()
     try:
         os.mkdir(path, 0o700)
     except FileExistsError:
@@ -181,6 +204,20 @@ def _preload_dir(env):
     if st.st_mode & 0o170000 != 0o040000 or st.st_uid != uid or st.st_mode & 0o077:
         return None
     return path
+
+
+def _prestart_unsupported(platform, has_proc, has_fork):
+    """
+    Why this system cannot have the worker started beside the host, or None: the host checks
+    the worker it is handed by /proc (its command line, environment and exit), which macOS
+    lacks, and Windows has neither /proc nor fork. launch.sh asks for /proc before it runs
+    this; the check here keeps a direct run from handing the host a worker it cannot check.
+    """
+    if not has_fork:
+        return "no fork on %s" % platform
+    if not has_proc:
+        return "no /proc on %s" % platform
+    return None
 
 
 def _fields(items):
@@ -324,15 +361,16 @@ def _preload(python, stub, env, worker_fds):
         path = _resolve(python, env)
         if path is None:
             return None, "preloader not used: %s is not on PATH" % python, None
-        directory = _preload_dir(env)
+        where = _preload_dir_path(env, os.getuid(), sys.platform)
+        if where is None:
+            return None, "preloader not used: no directory gives its socket a path of at most %d bytes" % _socket_path_limit(sys.platform), None
+        directory = _preload_dir(where)
         if directory is None:
             return None, "preloader not used: its directory is not this user's alone", None
         key = _key(path, stub, env)
         raw = key.encode("utf-8", "surrogateescape")
         name = "%08x%08x" % (zlib.crc32(raw), zlib.crc32(raw[::-1]))
         sock_path = os.path.join(directory, name + ".sock")
-        if len(sock_path.encode()) > 100:
-            return None, "preloader not used: its socket path is too long (%s)" % sock_path, None
         pid, why = _from_preloader(sock_path, key, env, worker_fds)
         if pid is not None:
             return pid, None, None
@@ -368,6 +406,9 @@ def _env_digest(env):
 def main():
     python, venv, stub = sys.argv[1:4]
     host = sys.argv[4:]
+    if _prestart_unsupported(sys.platform, os.path.isdir("/proc/self"), hasattr(os, "fork")) is not None:
+        _exec_host(host)
+        return
     try:
         host_fds, worker_fds = _channel_and_pipes()
         env = _worker_env(venv)

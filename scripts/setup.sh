@@ -19,7 +19,12 @@ for arg in "$@"; do
   esac
 done
 
-lock_sum=$(sha256sum package-lock.json | cut -d' ' -f1)
+# SHA-256 of stdin: sha256sum (GNU), or macOS's shasum.
+sha256() {
+  if command -v sha256sum >/dev/null 2>&1; then sha256sum; else shasum -a 256; fi
+}
+
+lock_sum=$(sha256 < package-lock.json | cut -d' ' -f1)
 stamp=node_modules/.pulumi-dynamic-host-setup
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
   echo "setup: installing npm packages (npm ci)" >&2
@@ -33,7 +38,7 @@ fi
 req=test/python-requirements.txt
 python=${PULUMI_DYNAMIC_HOST_PYTHON:-python3}
 pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-key=$( (cat "$req"; echo "$pyver") | sha256sum | cut -c1-16)
+key=$( (cat "$req"; echo "$pyver") | sha256 | cut -c1-16)
 venv=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/venv-$key
 if [ ! -f "$venv/.complete" ]; then
   echo "setup: creating the test virtualenv $venv (python $pyver, $(grep -v '^#' "$req" | tr '\n' ' '))" >&2
@@ -79,7 +84,7 @@ if [ "$tests" = 1 ]; then
   # virtualenv of their own under ~/.cache; their commands are linked at
   # .cache/python-toolchains/bin, which the tests put on the plugins' PATH.
   toolchains_req="uv==0.13.8 poetry==2.5.1"
-  toolchains_key=$(echo "$toolchains_req $pyver" | sha256sum | cut -c1-16)
+  toolchains_key=$(echo "$toolchains_req $pyver" | sha256 | cut -c1-16)
   toolchains=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/python-toolchains-$toolchains_key
   if [ ! -f "$toolchains/.complete" ]; then
     echo "setup: installing the Python toolchains $toolchains_req in $toolchains" >&2
@@ -119,7 +124,7 @@ if [ "$tests" = 1 ]; then
     rm -f .cache/test-venv-other
   else
     other_ver=$("$other" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-    other_key=$( (cat "$req"; echo "$other_ver") | sha256sum | cut -c1-16)
+    other_key=$( (cat "$req"; echo "$other_ver") | sha256 | cut -c1-16)
     other_venv=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/venv-$other_key
     if [ ! -f "$other_venv/.complete" ]; then
       echo "setup: creating the second-Python test virtualenv $other_venv (python $other_ver from $other)" >&2
@@ -130,6 +135,21 @@ if [ "$tests" = 1 ]; then
     fi
     ln -sfn "$other_venv" .cache/test-venv-other
   fi
+fi
+
+# actionlint, pinned, from the Go module proxy, for the lint of the GitHub Actions
+# workflows (test/unit/ci-workflow.test.ts): built once under ~/.cache (about 35 s
+# cold, downloads included), linked at .cache/actionlint. It checks the workflows'
+# run: scripts with shellcheck when that is on PATH (Debian: apt-get install shellcheck).
+if [ "$tests" = 1 ]; then
+  actionlint_version=1.7.12
+  actionlint_dir=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/actionlint-$actionlint_version
+  if [ ! -x "$actionlint_dir/actionlint" ]; then
+    command -v go >/dev/null || { echo "setup: go is not installed: actionlint is built with Go from the module proxy" >&2; exit 1; }
+    echo "setup: building actionlint $actionlint_version in $actionlint_dir" >&2
+    GOTOOLCHAIN=local GOFLAGS=-mod=mod GOBIN="$actionlint_dir" go install "github.com/rhysd/actionlint/cmd/actionlint@v$actionlint_version" >&2
+  fi
+  ln -sfn "$actionlint_dir/actionlint" .cache/actionlint
 fi
 
 # The Go end-to-end program (test/e2e/go-program, an Automation API driver), for

@@ -10,6 +10,7 @@
 // was wrong with it: the module not found, the module throwing, the export
 // missing or not a provider, TypeScript with no compiler in reach.
 import { exists, isFile } from "../host/files/file-probe.js";
+import type { Platform } from "../host/files/platform.js";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { describe, type NodeProvider } from "./node-provider.js";
@@ -36,6 +37,16 @@ const TYPESCRIPT = /\.(c|m)?tsx?$/;
 /** A `require` that resolves as a module in `dir` does (its node_modules, and those above it). */
 export function projectRequire(dir: string): NodeJS.Require {
   return createRequire(path.join(dir, "[pulumi-dynamic-host]"));
+}
+
+/**
+ * Whether a reference's module is a path relative to the project directory, as
+ * Node's require reads one: `./`, `../`, `.`, `..`, and on Windows `.\` and `..\`
+ * too (a path written with Windows' separator in Pulumi.yaml).
+ */
+export function isRelativeSpecifier(spec: string, platform: Platform): boolean {
+  if (spec === "." || spec === ".." || spec.startsWith("./") || spec.startsWith("../")) return true;
+  return platform === "win32" && (spec.startsWith(".\\") || spec.startsWith("..\\"));
 }
 
 /** Project directories whose TypeScript loader is registered in this process. */
@@ -66,7 +77,7 @@ export function resolveModuleReference(ref: ModuleReference): ResolvedReference 
   const spec = ref.reference.slice(0, hash);
   const exportName = ref.reference.slice(hash + 1);
   const fromProject = projectRequire(ref.projectDir);
-  const relative = spec.startsWith("./") || spec.startsWith("../") || spec === "." || spec === "..";
+  const relative = isRelativeSpecifier(spec, process.platform);
   const request = relative ? path.resolve(ref.projectDir, spec) : spec;
 
   let file: string;

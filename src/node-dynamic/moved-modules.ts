@@ -16,6 +16,7 @@
 // path whose module is missing is looked at: while the old path exists, it is
 // loaded as written.
 import { isFile, readText, realPath } from "../host/files/file-probe.js";
+import { caseInsensitiveFileNames, pathsOf, type Platform } from "../host/files/platform.js";
 import path from "node:path";
 
 /** The store directories that keep packages under `<name>@<version>/node_modules/<name>`. */
@@ -40,24 +41,28 @@ export interface PackagePath {
  * Windows), relative, or a store specifier the serializer writes
  * (`.pnpm/…`, `.aspect_rules_js/…`, resolved through node_modules).
  */
-export function isModulePath(id: string): boolean {
+export function isModulePath(id: string, platform: Platform = process.platform): boolean {
   if (id.startsWith("/") || id.startsWith("./") || id.startsWith("../") || /^\.\.?\\/.test(id)) return true;
   if (/^[A-Za-z]:[\\/]/.test(id) || id.startsWith("\\\\")) return true;
   const first = id.split(/[\\/]/)[0];
-  return STORE_DIRS.has(first);
+  return STORE_DIRS.has(caseInsensitiveFileNames(platform) ? first.toLowerCase() : first);
 }
 
 /**
  * The package a module path lies in, or undefined when it is no path or goes
  * through no node_modules (a program file, which no package can stand for).
  * The package is the one after the *last* node_modules segment: in a store
- * or a nested install, that is the package the file belongs to.
+ * or a nested install, that is the package the file belongs to. On Windows
+ * and macOS, whose file systems ignore case, `Node_Modules` and `.PNPM` are
+ * those folders too (a path typed by hand, or a drive's own spelling); the
+ * package's directory is joined with the platform's separator.
  */
-export function packageOfPath(id: string): PackagePath | undefined {
-  if (!isModulePath(id)) return undefined;
-  const absolute = path.isAbsolute(id) || /^[A-Za-z]:[\\/]/.test(id) || id.startsWith("\\\\");
+export function packageOfPath(id: string, platform: Platform = process.platform): PackagePath | undefined {
+  if (!isModulePath(id, platform)) return undefined;
+  const absolute = pathsOf(platform).isAbsolute(id) || path.posix.isAbsolute(id) || /^[A-Za-z]:[\\/]/.test(id) || id.startsWith("\\\\");
   const segments = id.split(/[\\/]/);
-  const at = segments.lastIndexOf("node_modules");
+  const fold = caseInsensitiveFileNames(platform) ? (s: string) => s.toLowerCase() : (s: string) => s;
+  const at = segments.map(fold).lastIndexOf("node_modules");
   if (at < 0) return undefined;
   const first = segments[at + 1];
   if (!first || first.startsWith(".")) return undefined;
@@ -71,12 +76,12 @@ export function packageOfPath(id: string): PackagePath | undefined {
   }
   const found: PackagePath = { name, subpath: segments.slice(rest).filter((s) => s !== "" && s !== ".").join("/") };
   const store = segments[at - 2];
-  if (at >= 2 && STORE_DIRS.has(store)) {
-    found.store = store;
+  if (at >= 2 && STORE_DIRS.has(fold(store))) {
+    found.store = fold(store);
     const version = storeVersion(segments[at - 1], name);
     if (version) found.storeVersion = version;
   }
-  if (absolute) found.packageDir = segments.slice(0, rest).join(path.sep === "\\" ? "\\" : "/");
+  if (absolute) found.packageDir = segments.slice(0, rest).join(pathsOf(platform).sep);
   return found;
 }
 

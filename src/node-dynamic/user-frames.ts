@@ -90,7 +90,8 @@ export function whereBlock(err: unknown, operation: string, urn: string, sources
  * of the generated wrappers.
  */
 function placeInText(text: string, line: number, column: number, cwd: string): string | undefined {
-  const lines = text.split("\n");
+  // Lines as V8 numbers them: a function written in a CRLF file keeps its \r\n in the text.
+  const lines = text.split(LINE_BREAK);
   const at = line - 1;
   if (at < 0 || at >= lines.length) return undefined;
   let header = -1;
@@ -116,6 +117,9 @@ interface Located {
   line: number;
 }
 
+/** A line break as V8 counts one: \r\n, \r or \n (files saved on Windows have \r\n). */
+const LINE_BREAK = /\r\n|\r|\n/;
+
 const SOURCE_EXTENSIONS = new Set([".js", ".cjs", ".mjs", ".ts", ".cts", ".mts"]);
 const MAX_FILES = 500;
 const MAX_FILE_BYTES = 1 << 20;
@@ -135,7 +139,7 @@ function locate(cwd: string, body: string[]): Located | undefined {
   return found;
 }
 
-/** The program's source files (read once per process, on the first error that needs them). */
+/** The program's source files, line breaks as \n (read once per process, on the first error that needs them). */
 function filesOf(cwd: string): { file: string; text: string }[] {
   let files = programFiles.get(cwd);
   if (files) return files;
@@ -155,7 +159,7 @@ function filesOf(cwd: string): { file: string; text: string }[] {
       if (entry.isDirectory()) pending.push(full);
       else if (entry.isFile() && SOURCE_EXTENSIONS.has(path.extname(entry.name))) {
         try {
-          if (fs.statSync(full).size <= MAX_FILE_BYTES) files.push({ file: path.relative(cwd, full), text: fs.readFileSync(full, "utf8") });
+          if (fs.statSync(full).size <= MAX_FILE_BYTES) files.push({ file: path.relative(cwd, full), text: fs.readFileSync(full, "utf8").replace(/\r\n?/g, "\n") });
         } catch {
           // unreadable: not a place to point at
         }

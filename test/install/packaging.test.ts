@@ -53,6 +53,7 @@ describe("what users install: the npm package, the single executable and the whe
         "bin/launch.mjs",
         "bin/python-entry.mjs",
         "bin/choose-python-entry.mjs",
+        "bin/python-entry-choice.mjs",
         ...PLUGIN_NAMES.map((n) => `bin/${n}`),
         "dist/bundle/boot.mjs",
         "dist/bundle/cli/host.cjs",
@@ -179,7 +180,7 @@ console.log(JSON.stringify(r));
       ["the release archive (hard links)", () => archiveInstall()],
       ["the wheel's scripts (the executable once, launchers beside it)", () => wheelInstall().bin],
     ] as const) {
-      it(`${label}: doctor takes both plugin names found on PATH for this host`, function () {
+      it(`${label}: doctor takes both plugin names found on PATH for this host, and names the platform and the Node embedded in it`, function () {
         const bin = dir();
         const cwd = fs.mkdtempSync(path.join(installsRoot(), "doctor-"));
         let out: string;
@@ -194,6 +195,7 @@ console.log(JSON.stringify(r));
         for (const name of ["pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"]) {
           expect(out, name).to.include(`ok: plugin ${name}: ${bin}/${name} ($PATH), this host ${VERSION}`);
         }
+        expect(out).to.match(new RegExp(`^ok: platform: Linux ${process.arch} \\(linux-${process.arch}\\); this command runs on Node v\\d+\\.\\d+\\.\\d+ embedded in this single executable$`, "m"));
       });
     }
 

@@ -82,11 +82,11 @@ describe("pulumi-resource-pulumi-python where no sh runs it: the Node entry npm 
     expect(shims.node.target).to.equal(path.join(nodeEntry.packageDir, "bin", PLUGIN));
   });
 
-  /** A copy of the package's bin/ choice: the preinstall and the shell launcher it may replace. */
+  /** A copy of the package's bin/ choice: the preinstall, the choice it makes, and the shell launcher it may replace. */
   const chooserCopy = (name: string) => {
     const copy = path.join(installsRoot(), name);
     fs.mkdirSync(path.join(copy, "bin"), { recursive: true });
-    for (const f of ["choose-python-entry.mjs", PLUGIN]) fs.copyFileSync(`${REPO}bin/${f}`, path.join(copy, "bin", f));
+    for (const f of ["choose-python-entry.mjs", "python-entry-choice.mjs", PLUGIN]) fs.copyFileSync(`${REPO}bin/${f}`, path.join(copy, "bin", f));
     fs.writeFileSync(path.join(copy, "package.json"), '{"type":"module"}');
     return copy;
   };

@@ -246,10 +246,12 @@ describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interp
     expect(await ended(dead)).to.equal(true);
     // Another process holds the lock, then leaves as a preloader does: removes the file, then lets go.
     const holder = spawn("python3", ["-c", `import fcntl, os, sys, time\nfd = os.open(sys.argv[1], os.O_RDWR)\nfcntl.flock(fd, fcntl.LOCK_EX)\nprint("held", flush=True)\ntime.sleep(0.8)\nos.unlink(sys.argv[1])\nos.close(fd)`, lock], { stdio: ["ignore", "pipe", "inherit"] });
+    // Listened for now: on a busy machine the holder may be gone before the Create below is answered.
+    const holderExited = new Promise((resolve) => holder.once("exit", resolve));
     await new Promise((resolve) => holder.stdout!.once("data", resolve));
     const p = await launch();
     await create<Facts>(p, "while-held", "facts");
-    await new Promise((resolve) => holder.once("exit", resolve));
+    await holderExited;
     const next = await preloader();
     expect(next).to.not.equal(dead);
     expect(readPid(lock), "the lock file at the path is the new preloader's").to.equal(next);

@@ -29,6 +29,8 @@ const ENGINES_LINE = NODE_MEETS_SDK
     "a provider that requires @pulumi/pulumi may fail there; put a node that matches first on PATH";
 /** The notes every run from a directory where the repository's @pulumi/pulumi resolves has beside its own. */
 const ENGINES_NOTES = NODE_MEETS_SDK ? 0 : 1;
+/** The first line of every run on this machine: Linux, the Node running the tests (not the single executable). */
+const PLATFORM_LINE = `ok: platform: Linux ${process.arch} (linux-${process.arch}); this command runs on Node ${process.version} (node, not the single executable)`;
 const notes = (k: number) => `${k} note${k === 1 ? "" : "s"}`;
 const NO_PROJECT = (dir: string) =>
   `note: program directory: ${dir}: no Pulumi.yaml at or above it, so this is not a Pulumi project: the engine starts the plugins in a project's directory, ` +
@@ -151,7 +153,8 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     it("exits 0 with the plugins the engine launches, the Node and the Python, and the summary", function () {
       expect(run.err).to.deep.equal([]);
       expect(run.code, run.out.join("\n")).to.equal(0);
-      expect(run.out.slice(0, 7)).to.deep.equal([
+      expect(run.out[0]).to.equal(PLATFORM_LINE);
+      expect(run.out.slice(1, 8)).to.deep.equal([
         NO_PROJECT(PYTHON_PROGRAM),
         `ok: pulumi: ${bin}/pulumi`,
         `ok: plugin pulumi-resource-pulumi-nodejs: ${bin}/pulumi-resource-pulumi-nodejs ($PATH, next to pulumi), this host ${VERSION}`,
@@ -160,14 +163,14 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
         `ok: @pulumi/pulumi: ${SDK_VERSION} in ${REPO}node_modules/@pulumi/pulumi (what a provider's require("@pulumi/pulumi") loads)`,
         ENGINES_LINE,
       ]);
-      expect(run.out[7]).to.match(new RegExp(`^ok: python: ${TEST_VENV}/bin/python 3\\.\\d+\\.\\d+ \\(the virtualenv ${TEST_VENV}, from PULUMI_RUNTIME_VIRTUALENV\\)$`));
-      expect(run.out[8]).to.match(/^ok: python: pulumi \d+\.\d+\.\d+$/);
-      expect(run.out[9]).to.match(/^ok: python: dill \d+\.\d+\.\d+$/);
+      expect(run.out[8]).to.match(new RegExp(`^ok: python: ${TEST_VENV}/bin/python 3\\.\\d+\\.\\d+ \\(the virtualenv ${TEST_VENV}, from PULUMI_RUNTIME_VIRTUALENV\\)$`));
+      expect(run.out[9]).to.match(/^ok: python: pulumi \d+\.\d+\.\d+$/);
+      expect(run.out[10]).to.match(/^ok: python: dill \d+\.\d+\.\d+$/);
       expect(run.out[run.out.length - 1]).to.equal(`summary: 0 problems, ${notes(3 + ENGINES_NOTES)}; 6 dynamic resources: 5 can be loaded here, 0 cannot, 1 not checked`);
     });
 
     it("one line per resource: what it loads, and the encrypted one not checked", function () {
-      expect(run.out.slice(10, -1)).to.deep.equal([
+      expect(run.out.slice(11, -1)).to.deep.equal([
         `ok: ${n("configured")}: loads here (nodejs; requires sleep-promise/build/cjs.js)`,
         `ok: ${n("create-only")}: loads here (nodejs; requires nothing)`,
         `note: ${n("encrypted")}: not checked: its __provider is secret (encrypted in the export; run \`pulumi stack export --show-secrets\` to inspect it)`,
@@ -269,7 +272,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       fs.rmSync(path.join(dir, "pkg/sub.py"));
       const noSub = await check(dir, entries);
       expect(noSub.problems).to.deep.equal([
-        `problem: ${p("uses-modules")}: its pickled provider uses module pkg.sub, which ${TEST_VENV}/bin/python ${noSub.out[6].split(" ")[3]} cannot find from ${dir} (No module named 'pkg.sub'): install the package that provides it into that Python`,
+        `problem: ${p("uses-modules")}: its pickled provider uses module pkg.sub, which ${TEST_VENV}/bin/python ${noSub.out[7].split(" ")[3]} cannot find from ${dir} (No module named 'pkg.sub'): install the package that provides it into that Python`,
       ]);
       expect(fs.existsSync(path.join(dir, "init-ran")), "pkg/__init__.py ran").to.equal(false);
 
@@ -425,7 +428,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
         "src/provider.py": "class SimpleProvider:\n    pass\n",
       });
       const run = await check(project, [{ type: PYTHON_TYPE, name: "local", provider: pythonProvider("local") }], { PULUMI_RUNTIME_VIRTUALENV: undefined });
-      expect(run.out[0]).to.equal(`ok: program directory: ${project}/src (project yamlproj in ${project})`);
+      expect(run.out[1]).to.equal(`ok: program directory: ${project}/src (project yamlproj in ${project})`);
       expect(run.out).to.include(
         `note: plugin pulumi-resource-pulumi-nodejs: ${project}/nowhere/pulumi-resource-pulumi-nodejs (Pulumi.yaml plugins.providers) is not an executable file: fix the path, or run \`pulumi-dynamic-host install --project\``,
       );
@@ -474,7 +477,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
   describe("what a newcomer meets first", function () {
     it("a directory without Pulumi.yaml is a note saying no project was found and what that means, not ok", async function () {
       const run = await check(empty);
-      expect(run.out[0]).to.equal(NO_PROJECT(empty));
+      expect(run.out[1]).to.equal(NO_PROJECT(empty));
       expect(run.out.filter((l) => l.startsWith("ok: program directory"))).to.deep.equal([]);
     });
 

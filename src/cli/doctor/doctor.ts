@@ -27,6 +27,7 @@ import { nodeRuntime, pulumiSdk, type NodeRuntime } from "./node-environment.js"
 import { satisfiesEngines } from "./node-engines.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
 import { describePreloader, preloaderDirectory, preloadersIn } from "./preloaders.js";
+import { platformFindings, runningOn, type RunningOn } from "./platform-report.js";
 import { probePython, versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
 import { checkNodeReference, checkNodeReferences, checkPythonReferences, helperLabel, NODE_HELPER_ORIGIN, pythonReferenceQuestions, readDeclarations, type PythonReference } from "./reference-checks.js";
 import { analyzeResources, checkResource, needsOtherPython, pythonQuestions, type Blockers, type Findings } from "./resource-checks.js";
@@ -40,6 +41,8 @@ export interface DoctorOptions {
   dir: string;
   stackExport?: string;
   env: NodeJS.ProcessEnv;
+  /** The system it reports on (unset: this one; tests give Windows and macOS). */
+  system?: RunningOn;
 }
 
 const stderrLine = (line: string) => void process.stderr.write(`${line}\n`);
@@ -91,6 +94,8 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
     counts[kind]++;
     out(`${kind}: ${line}`);
   };
+  const system = opts.system ?? runningOn();
+  for (const { kind, line } of platformFindings(system)) f(kind, line);
   if (launch.projectRoot) f("ok", `program directory: ${launch.cwd} (project ${launch.project ?? "without a name"} in ${launch.projectRoot})`);
   else {
     f(
@@ -152,7 +157,7 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   const python = await checkPython(launch, resolution, ask, (why) => block(["python"], why), f);
   checkPythonReferences(declared.python, python, f);
   for (const reference of checkPythonReferences(heldPython, python, f)) unloadable.add(`python\0${reference}`);
-  for (const p of preloadersIn(preloaderDirectory(opts.env))) {
+  for (const p of preloadersIn(preloaderDirectory(opts.env, undefined, system.platform))) {
     f(
       "ok",
       `python preloader: ${describePreloader(p)}; it forks the Python workers of the next plugin starts in its environment and exits after ` +

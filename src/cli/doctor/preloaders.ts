@@ -20,14 +20,46 @@ export interface PreloaderSeen {
   listening: boolean;
 }
 
-/** The directory prestart.py keeps preloaders' sockets in, for this environment. */
-export function preloaderDirectory(env: NodeJS.ProcessEnv, uid = process.getuid?.() ?? 0): string {
-  const runtime = env.XDG_RUNTIME_DIR ?? "";
-  return runtime.startsWith("/") ? `${runtime.replace(/\/+$/, "")}/pulumi-dynamic-host` : `/tmp/pulumi-dynamic-host-${uid}`;
+/** A preloader's socket in its directory: `/<16 hex digits>.sock`. */
+const SOCKET_NAME_BYTES = "/0123456789abcdef.sock".length;
+
+/** The longest Unix socket path, in bytes without the NUL: sun_path is 108 bytes on Linux, 104 on macOS and the BSDs. */
+export function socketPathLimit(platform: NodeJS.Platform): number {
+  return platform === "linux" || platform === "android" ? 107 : 103;
 }
 
-/** The live preloaders of the directory, oldest first; none when it is missing or unreadable. */
-export function preloadersIn(directory: string, proc = "/proc"): PreloaderSeen[] {
+/**
+ * The directory prestart.py keeps preloaders' sockets in, for this environment
+ * (python-stub/prestart.py's _preload_dir_path, the same rule):
+ * $XDG_RUNTIME_DIR/pulumi-dynamic-host, else (unset, or too long for a socket's
+ * path under it) /tmp/pulumi-dynamic-host-<uid>; $TMPDIR is never used (macOS's
+ * is /var/folders/…/T/). Undefined on Windows, which has no preloader.
+ */
+export function preloaderDirectory(env: NodeJS.ProcessEnv, uid = process.getuid?.() ?? 0, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (platform === "win32") return undefined;
+  const candidates: string[] = [];
+  const runtime = env.XDG_RUNTIME_DIR ?? "";
+  if (runtime.startsWith("/")) candidates.push(`${runtime.replace(/\/+$/, "")}/pulumi-dynamic-host`);
+  candidates.push(`/tmp/pulumi-dynamic-host-${uid}`);
+  return candidates.find((dir) => Buffer.byteLength(dir) + SOCKET_NAME_BYTES <= socketPathLimit(platform));
+}
+
+/**
+ * Why the Python plugin's launcher starts no worker beside the host, and so no
+ * preloader, on `platform`, or undefined where it does. The host checks the
+ * worker it is handed by /proc (its command line, environment and exit): macOS
+ * has no /proc, Windows neither /proc nor sh (its npm install runs the Node
+ * entry). The host then starts its own worker, as with PULUMI_DYNAMIC_HOST_PRESTART=0.
+ */
+export function launcherOff(platform: NodeJS.Platform, hasProc: boolean): string | undefined {
+  if (platform === "win32") return "Windows has no sh to run the launcher and no /proc to check the worker by";
+  if (!hasProc) return `there is no /proc on ${platform === "darwin" ? "macOS" : platform} to check the worker by`;
+  return undefined;
+}
+
+/** The live preloaders of the directory, oldest first; none when it is missing or unreadable (or there is none). */
+export function preloadersIn(directory: string | undefined, proc = "/proc"): PreloaderSeen[] {
+  if (directory === undefined) return [];
   let entries: string[];
   try {
     entries = fs.readdirSync(directory);

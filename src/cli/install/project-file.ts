@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { isMap, isSeq, parseDocument, YAMLMap, YAMLSeq, type Document } from "yaml";
+import { pathsOf, samePathText, type Platform } from "../../host/files/platform.js";
 import { projectFile } from "../../host/references/project-root.js";
 
 export interface ProjectPlugin {
@@ -19,6 +20,21 @@ function load(file: string): Document {
   const doc = parseDocument(fs.readFileSync(file, "utf8"));
   if (doc.errors.length > 0) throw new Error(`${file} is not valid YAML: ${doc.errors[0].message}`);
   return doc;
+}
+
+/**
+ * Writes `doc` back to `file` with the line breaks the file had: the YAML
+ * library writes \n, and a Pulumi.yaml saved on Windows with \r\n keeps them
+ * rather than have every line change.
+ */
+function save(file: string, doc: Document): void {
+  fs.writeFileSync(file, withLineBreaksOf(fs.readFileSync(file, "utf8"), doc.toString()));
+}
+
+/** `text` (with \n line breaks) with those of `original`: \r\n when its first line break is one. */
+export function withLineBreaksOf(original: string, text: string): string {
+  const first = original.indexOf("\n");
+  return first > 0 && original[first - 1] === "\r" ? text.replace(/\r?\n/g, "\r\n") : text;
 }
 
 export function readProjectPlugins(root: string): ProjectPlugin[] {
@@ -71,7 +87,7 @@ export function registerProjectPlugins(root: string, names: readonly string[], d
       changes.push(`${name}: path ${JSON.stringify(written)}`);
     }
   }
-  fs.writeFileSync(file, doc.toString());
+  save(file, doc);
   return { file, changes };
 }
 
@@ -85,7 +101,7 @@ export function unregisterProjectPlugins(root: string, names: readonly string[],
     providers.items = providers.items.filter((it) => {
       if (!isMap(it) || !names.includes(String(it.get("name")))) return true;
       const p = String(it.get("path"));
-      if (path.resolve(root, p) !== path.resolve(dir)) {
+      if (!sameProjectPluginDir(root, p, dir, process.platform)) {
         changes.push(`${it.get("name")}: left alone, its path ${JSON.stringify(p)} is not this host's ${dir}`);
         return true;
       }
@@ -98,7 +114,7 @@ export function unregisterProjectPlugins(root: string, names: readonly string[],
       if (isMap(plugins) && plugins.items.length === 0) doc.delete("plugins");
     }
   }
-  fs.writeFileSync(file, doc.toString());
+  save(file, doc);
   return { file, changes };
 }
 
@@ -109,6 +125,34 @@ function requireProjectFile(root: string): string {
 }
 
 function writtenPath(root: string, dir: string): string {
-  const rel = path.relative(fs.realpathSync(root), fs.realpathSync(dir));
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : path.resolve(dir);
+  return projectPluginPath(fs.realpathSync(root), fs.realpathSync(dir), process.platform);
+}
+
+/**
+ * What `install --project` writes as a plugin's path in Pulumi.yaml, for the
+ * plugin directory `dir` of the project at `root` (both real paths): relative
+ * to the root when it lies inside it, so that another checkout finds it, else
+ * absolute; always with `/` between names, which the engine (Go's filepath)
+ * reads on Windows too, so the file reads the same on every system and no `\`
+ * needs escaping in YAML. A path on another drive than the project's
+ * (Windows) is absolute. The YAML document quotes the value where plain
+ * text would not read back as it is (`#`, `: `, a leading `-` or quote).
+ */
+export function projectPluginPath(root: string, dir: string, platform: Platform): string {
+  const paths = pathsOf(platform);
+  const rel = paths.relative(root, dir);
+  const inside = rel !== "" && rel !== ".." && !rel.startsWith(`..${paths.sep}`) && !paths.isAbsolute(rel);
+  const chosen = inside ? rel : paths.resolve(dir);
+  return platform === "win32" ? chosen.replace(/\\/g, "/") : chosen;
+}
+
+/**
+ * Whether an entry's path (as written, relative to `root` or absolute) is the
+ * directory `dir`: resolved against the root, and compared as the platform's
+ * file system compares names (case-insensitive on Windows and macOS; `/` and
+ * `\` alike on Windows).
+ */
+export function sameProjectPluginDir(root: string, written: string, dir: string, platform: Platform): boolean {
+  const paths = pathsOf(platform);
+  return samePathText(paths.resolve(root, written), paths.resolve(dir), platform);
 }

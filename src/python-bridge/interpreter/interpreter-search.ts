@@ -17,8 +17,8 @@
 //   4. pyenv's versions and virtualenvs ($PYENV_ROOT/versions/*/bin/python3.12).
 import { execFile } from "node:child_process";
 import os from "node:os";
-import path from "node:path";
 import * as probe from "../../host/files/file-probe.js";
+import { executableName, hasPathSeparator, pathListDelimiter, pathsOf, pathVariable, prependToPath, virtualenvBinName, type Platform } from "../../host/files/platform.js";
 import type { Interpreter } from "./interpreter.js";
 
 /** What running a candidate found. */
@@ -51,6 +51,8 @@ export interface SearchDeps {
   isDirectory(p: string): boolean;
   listDir(p: string): string[];
   readText(p: string): string | undefined;
+  /** The system whose layouts apply (unset: this one's; tests pass "win32" or "darwin"). */
+  platform?: Platform;
 }
 
 const PROBE_TIMEOUT_MS = 60_000;
@@ -89,11 +91,13 @@ const PROBE_SCRIPT = [
 ].join("\n");
 
 /** The environment a worker of `python` runs with: the launcher's rules for a virtualenv (PATH first, no PYTHONHOME). */
-export function environmentFor(python: string, base: NodeJS.ProcessEnv, deps: Pick<SearchDeps, "isFile">): Interpreter {
-  const bin = path.dirname(python);
-  const venv = path.dirname(bin);
-  if (!deps.isFile(path.join(venv, "pyvenv.cfg"))) return { python, env: { ...base } };
-  const env: NodeJS.ProcessEnv = { ...base, PATH: `${bin}:${base.PATH ?? ""}` };
+export function environmentFor(python: string, base: NodeJS.ProcessEnv, deps: Pick<SearchDeps, "isFile" | "platform">): Interpreter {
+  const platform = deps.platform ?? process.platform;
+  const paths = pathsOf(platform);
+  const bin = paths.dirname(python);
+  const venv = paths.dirname(bin);
+  if (!deps.isFile(paths.join(venv, "pyvenv.cfg"))) return { python, env: { ...base } };
+  const env = prependToPath(base, bin, platform);
   delete env.PYTHONHOME;
   return { python, env, virtualenv: venv };
 }
@@ -159,7 +163,13 @@ export class InterpreterSearch {
 
   /** Paths that may be Python `minor`, most likely first, each existing as a file (PATH entries are checked by running them). */
   private async *candidates(minor: string): AsyncGenerator<string> {
-    const name = `python${minor}`;
+    const platform = this.deps.platform ?? process.platform;
+    const path = pathsOf(platform);
+    const bin = virtualenvBinName(platform);
+    // python3.12 (python3.12.exe on Windows, where a virtualenv has only python.exe:
+    // its version is what the probe reads, so a sibling's python.exe is a candidate too).
+    const name = executableName(`python${minor}`, platform);
+    const inVenv = (dir: string): string[] => (platform === "win32" ? [path.join(dir, bin, name), path.join(dir, bin, "python.exe")] : [path.join(dir, bin, name)]);
     const env = this.main.env;
     const { isFile, isDirectory, listDir, readText } = this.deps;
     const venv = this.main.virtualenv;
@@ -169,12 +179,12 @@ export class InterpreterSearch {
       // files. Only folders are looked into (file-probe.ts: a file there is an answer, not an error).
       for (const sibling of listDir(parent)) {
         const dir = path.join(parent, sibling);
-        const p = path.join(dir, "bin", name);
-        if (dir !== venv && isDirectory(dir) && isFile(p)) yield p;
+        if (dir === venv || !isDirectory(dir)) continue;
+        for (const p of inVenv(dir)) if (isFile(p)) yield p;
       }
-      if (isFile(path.join(venv, "bin", name))) yield path.join(venv, "bin", name);
+      if (isFile(path.join(venv, bin, name))) yield path.join(venv, bin, name);
       const home = /^\s*home\s*=\s*(.+?)\s*$/m.exec(readText(path.join(venv, "pyvenv.cfg")) ?? "")?.[1];
-      if (home && isFile(path.join(home, name))) yield path.join(home, name);
+      for (const p of home ? (platform === "win32" ? [path.join(home, name), path.join(home, "python.exe")] : [path.join(home, name)]) : []) if (isFile(p)) yield p;
     } else {
       const main = this.onPath(this.main.python, env);
       if (main) {
@@ -194,17 +204,20 @@ export class InterpreterSearch {
     // Versions of that minor first (3.12.1, 3.12.4), then pyenv virtualenvs of any name.
     const all = listDir(versions);
     for (const v of [...all.filter((v) => v.startsWith(`${minor}.`)), ...all.filter((v) => !v.startsWith(`${minor}.`))]) {
-      const p = path.join(versions, v, "bin", name);
+      // pyenv-win keeps python.exe at the version's top; pyenv, bin/python3.12.
+      const p = platform === "win32" ? path.join(versions, v, "python.exe") : path.join(versions, v, "bin", name);
       if (isDirectory(path.join(versions, v)) && isFile(p)) yield p;
     }
   }
 
   /** `command` as PATH finds it (a path is taken as it is), or undefined. */
   private onPath(command: string, env: NodeJS.ProcessEnv): string | undefined {
-    if (command.includes("/")) return this.deps.isFile(command) ? command : undefined;
-    for (const dir of (env.PATH ?? "").split(":")) {
+    const platform = this.deps.platform ?? process.platform;
+    if (hasPathSeparator(command, platform)) return this.deps.isFile(command) ? command : undefined;
+    const file = executableName(command, platform);
+    for (const dir of (env[pathVariable(env, platform)] ?? "").split(pathListDelimiter(platform))) {
       if (dir === "") continue;
-      const p = path.join(dir, command);
+      const p = pathsOf(platform).join(dir, file);
       if (this.deps.isFile(p)) return p;
     }
     return undefined;

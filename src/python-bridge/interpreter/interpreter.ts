@@ -14,6 +14,7 @@
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { isDirectory, isFile, sameFile } from "../../host/files/file-probe.js";
+import { pathsOf, prependToPath, virtualenvBin, virtualenvPython, withoutTrailingSeparator, type Platform } from "../../host/files/platform.js";
 import { findProjectRoot } from "../../host/references/project-root.js";
 
 /** Which rule chose the interpreter of a project whose runtime is not python. */
@@ -48,6 +49,8 @@ export interface ResolveDeps {
   poetryEnvPath(cwd: string, env: NodeJS.ProcessEnv): string;
   /** The directory holding the project's Pulumi.yaml, at or above cwd (unset: the project is not looked for). */
   projectRoot?(cwd: string): string | undefined;
+  /** The system whose virtualenv layout and paths apply (unset: this one's; tests pass "win32" or "darwin"). */
+  platform?: Platform;
 }
 
 export const realDeps: ResolveDeps = {
@@ -88,11 +91,13 @@ export function resolveInterpreter(cwd: string, env: NodeJS.ProcessEnv, deps: Re
   if (venv === "") {
     return { ok: true, interpreter: { python: env.PULUMI_PYTHON_CMD || "python3", env: { ...env, PWD: pwd } } };
   }
-  if (venv.endsWith("/")) venv = venv.slice(0, -1);
-  if (!venv.startsWith("/")) venv = relativeVirtualenv(venv, cwd, pwd, deps);
-  const python = `${venv}/bin/python`;
+  const platform = deps.platform ?? process.platform;
+  venv = withoutTrailingSeparator(venv, platform);
+  if (!pathsOf(platform).isAbsolute(venv)) venv = relativeVirtualenv(venv, cwd, pwd, deps, platform);
+  // <venv>/bin/python, or <venv>\Scripts\python.exe on Windows (platform.ts).
+  const python = virtualenvPython(venv, platform);
   if (deps.isFile(python)) {
-    const workerEnv: NodeJS.ProcessEnv = { ...env, PWD: pwd, PATH: `${venv}/bin:${env.PATH ?? ""}` };
+    const workerEnv: NodeJS.ProcessEnv = { ...prependToPath(env, virtualenvBin(venv, platform), platform), PWD: pwd };
     delete workerEnv.PYTHONHOME;
     // The launcher rewrites the variable in place: if it came from the environment, the rewritten value is exported.
     if (env.PULUMI_RUNTIME_VIRTUALENV !== undefined) workerEnv.PULUMI_RUNTIME_VIRTUALENV = venv;
@@ -106,8 +111,8 @@ export function resolveInterpreter(cwd: string, env: NodeJS.ProcessEnv, deps: Re
       `The 'virtualenv' option in Pulumi.yaml is set to "${venv}", but "${venv}" ${problem}`,
       "Run the following commands to create the virtual environment and install dependencies into it:",
       `    1. python3 -m venv ${venv}`,
-      `    2. ${venv}/bin/python -m pip install --upgrade pip setuptools wheel`,
-      `    3. ${venv}/bin/python -m pip install -r ${pwd}/requirements.txt`,
+      `    2. ${python} -m pip install --upgrade pip setuptools wheel`,
+      `    3. ${python} -m pip install -r ${pathsOf(platform).join(pwd, "requirements.txt")}`,
       "For more information see: https://www.pulumi.com/docs/intro/languages/python/#virtual-environments",
     ],
   };
@@ -121,11 +126,13 @@ export function resolveInterpreter(cwd: string, env: NodeJS.ProcessEnv, deps: Re
  * the reference fails there, docs/parity.md). Otherwise the launcher's path,
  * so its error names what it names.
  */
-function relativeVirtualenv(venv: string, cwd: string, pwd: string, deps: ResolveDeps): string {
-  const underPwd = `${pwd}/${venv}`;
-  if (deps.isFile(`${underPwd}/bin/python`)) return underPwd;
+function relativeVirtualenv(venv: string, cwd: string, pwd: string, deps: ResolveDeps, platform: Platform): string {
+  const paths = pathsOf(platform);
+  // As the shell launcher's "$PWD/$venv" on POSIX (no normalizing: its error names that text).
+  const underPwd = platform === "win32" ? paths.join(pwd, venv) : `${pwd}/${venv}`;
+  if (deps.isFile(virtualenvPython(underPwd, platform))) return underPwd;
   const root = deps.projectRoot?.(cwd);
-  if (root === undefined || path.resolve(root) === path.resolve(cwd)) return underPwd;
-  const underRoot = path.join(root, venv);
-  return deps.isFile(`${underRoot}/bin/python`) ? underRoot : underPwd;
+  if (root === undefined || paths.resolve(root) === paths.resolve(cwd)) return underPwd;
+  const underRoot = paths.join(root, venv);
+  return deps.isFile(virtualenvPython(underRoot, platform)) ? underRoot : underPwd;
 }

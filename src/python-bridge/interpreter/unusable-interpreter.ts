@@ -8,6 +8,7 @@
 // python, other resources may not need Python at all.
 import * as grpc from "@grpc/grpc-js";
 import { BadRequestError, WorkerDiedError } from "../../host/errors.js";
+import { pathsOf, virtualenvPython, type Platform } from "../../host/files/platform.js";
 import type { ProviderReference } from "../../host/references/provider-references.js";
 import { SECTION } from "../../host/references/provider-references.js";
 import type { Bag, CallInfo, DynamicRuntime, ProviderSource } from "../../host/runtime.js";
@@ -34,19 +35,27 @@ export class InterpreterUnusableError extends WorkerDiedError {
  * the interpreter (a project whose runtime is not python), `python` the
  * interpreter when there is one to install pulumi into.
  */
-export function noPythonError(call: CallInfo, source: ProviderSource, problem: string, choice?: InterpreterChoice, python?: string): BadRequestError {
+export function noPythonError(
+  call: CallInfo,
+  source: ProviderSource,
+  problem: string,
+  choice?: InterpreterChoice,
+  python?: string,
+  platform: Platform = process.platform,
+): BadRequestError {
   const ref: ProviderReference | undefined = source.reference;
   const type = call.type || ref?.typeToken || "";
   const what = ref ? `${ref.reference}, declared for ${ref.typeToken} in ${ref.declaredIn},` : `of this ${type} resource`;
   let message = `${call.operation} ${call.urn || type}: the Python provider ${what} cannot run: ${problem}.`;
   const install = python ? `install pulumi for it: ${python} -m pip install pulumi` : undefined;
   if (choice) {
-    const dir = choice.file.slice(0, choice.file.lastIndexOf("/")) || "/";
+    const paths = pathsOf(platform);
+    const venv = paths.join(paths.dirname(choice.file), ".venv");
     message +=
       ` This project's runtime is ${choice.runtime}, so its Python providers run with the interpreter chosen by ${choice.why}.` +
       ` To fix it, set \`python:\` in the ${SECTION} section of ${choice.file} to a python executable or a virtualenv that has pulumi` +
       ` (a path relative to that file, e.g. \`python: .venv\`, or a command on PATH), or create a virtualenv beside it:` +
-      ` python3 -m venv ${dir}/.venv && ${dir}/.venv/bin/python -m pip install pulumi` +
+      ` python3 -m venv ${venv} && ${virtualenvPython(venv, platform)} -m pip install pulumi` +
       (install && choice.rule !== "virtualenv" ? `; or ${install}` : "");
   } else if (install) {
     message += ` To fix it, ${install} dill`;
