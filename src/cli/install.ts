@@ -166,10 +166,10 @@ export function describeExisting(file: string): string {
   } catch {
     // a dangling link, or not readable
   }
-  if (/@pulumi\/pulumi\/cmd\/dynamic-provider|-m pulumi\.dynamic/.test(head)) return "Pulumi's own plugin (the script pulumi ships)";
   if (/pulumi-dynamic-host/.test(target) || /pulumi-dynamic-host/.test(head) || (EMBEDDED && fs.existsSync(file) && sameContent(file, process.execPath))) {
     return `an install of pulumi-dynamic-host with no record here${target ? ` (a link to ${target})` : ""}`;
   }
+  if (/@pulumi\/pulumi\/cmd\/dynamic-provider|-m pulumi\.dynamic/.test(head)) return "Pulumi's own plugin (the script pulumi ships)";
   return `a file that is neither Pulumi's own plugin nor this host${target ? ` (a link to ${target})` : ""}`;
 }
 
