@@ -26,7 +26,10 @@ It never serves what a fresh worker would not have been:
 
 It exits after PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S seconds (600) with no request
 and no worker, and at SIGTERM; either way it removes its socket and lock file.
-When it starts listening it removes the pairs of preloaders that no longer run.
+When it starts listening it removes the pairs of preloaders that no longer run,
+and when more than PULUMI_DYNAMIC_HOST_PRELOAD_MAX (4) of this user's would then
+live, asks the least recently used ones to leave (a `leave` request on their
+socket): each stops listening at once and exits when its workers have.
 PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps it from being used or started.
 docs/preloader.md has the whole design.
 
@@ -60,6 +63,20 @@ def _still_at(path, fd):
         return os.stat(path).st_ino == os.fstat(fd).st_ino
     except OSError:
         return False
+
+
+DEFAULT_MOST = 4
+
+# What asks a preloader to leave; any other request carries the worker's three descriptors.
+LEAVE = b"leave\n"
+
+
+def _most(value):
+    """PULUMI_DYNAMIC_HOST_PRELOAD_MAX: how many of this user's preloaders may live at once (at least 1)."""
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        return DEFAULT_MOST
 
 
 def _module_files():
@@ -99,6 +116,7 @@ class Preloader:
         self.lock_path = self.path[: -len(".sock")] + ".lock" if self.path.endswith(".sock") else None
         self.pid = os.getpid()
         self.idle_s = float(os.environ.get("PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S", "600"))
+        self.most = _most(os.environ.get("PULUMI_DYNAMIC_HOST_PRELOAD_MAX"))
         self.home = os.getcwd()
         self.names = _module_names()
         # Its own directory (sys.path[0] until a worker takes the program's) changes with every socket.
@@ -144,7 +162,7 @@ class Preloader:
         return None
 
     def read_request(self, conn):
-        """The request on `conn`: (fds, key, cwd, umask, limits, env)."""
+        """The request on `conn`: (fds, key, cwd, umask, limits, env), or None when it asks this preloader to leave."""
         size = socket.CMSG_SPACE(3 * array.array("i").itemsize)
         data, ancillary, _flags, _addr = conn.recvmsg(65536, size)
         fds = array.array("i")
@@ -152,6 +170,8 @@ class Preloader:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
                 fds.frombytes(payload[: len(payload) - (len(payload) % fds.itemsize)])
         fds = list(fds)
+        if data == LEAVE and not fds:
+            return None
         try:
             if len(data) < 10:
                 raise ValueError("a short request")
@@ -202,7 +222,16 @@ class Preloader:
         if uid != os.getuid():
             conn.close()
             return False
-        fds, key, cwd, umask, limits, env = self.read_request(conn)
+        request = self.read_request(conn)
+        if request is None:
+            # Another preloader of this user's, over the bound (bound()): this one was used least recently.
+            self.stop_listening()
+            try:
+                conn.sendall(b"leaving\n")
+            finally:
+                conn.close()
+            return False
+        fds, key, cwd, umask, limits, env = request
         why = self.refusal(key, cwd, limits)
         if why is not None:
             for fd in fds:
@@ -216,6 +245,7 @@ class Preloader:
             finally:
                 conn.close()
             return False
+        self.used()
         pid = os.fork()
         if pid == 0:
             conn.close()
@@ -300,21 +330,58 @@ class Preloader:
             except OSError:
                 pass
 
+    def used(self):
+        """Marks a start served: the socket's mtime is when this preloader was last used (bound() reads it)."""
+        try:
+            os.utime(self.path)
+        except OSError:
+            pass
+
+    def bound(self, others):
+        """
+        Keeps at most self.most of this user's preloaders alive, this one included: asks the least
+        recently used of `others` (the sockets beside held locks, from sweep()) to leave. A held
+        lock without a socket (a preloader still starting) counts, but cannot be asked.
+        """
+        live, sockets = others
+        over = live + 1 - self.most
+        if over <= 0:
+            return
+        ranked = []
+        for sock in sockets:
+            try:
+                ranked.append((os.stat(sock).st_mtime_ns, sock))
+            except OSError:
+                continue
+        for _mtime, sock in sorted(ranked)[:over]:
+            ask = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            ask.settimeout(2)
+            try:
+                ask.connect(sock)
+                ask.sendall(LEAVE)
+                ask.recv(64)
+            except OSError:
+                pass  # gone meanwhile, or busy past the timeout: it leaves when idle
+            finally:
+                ask.close()
+
     def sweep(self):
         """
         Removes what preloaders that no longer run left in the directory: a lock file nobody holds,
         and the socket beside it (a preloader killed outright, or one of a build from before they
         removed their own). A lock held by a live preloader, or by a start about to run one, is left
         alone; a start that was waiting for a lock swept here takes a new file (prestart.py).
+        Returns the others still alive: (how many locks are held, the sockets beside them).
         """
         import fcntl
 
         directory = os.path.dirname(self.path)
         own = os.path.basename(self.lock_path) if self.lock_path else None
+        live, sockets = 0, []
         try:
             entries = os.listdir(directory)
         except OSError:
-            return
+            return live, sockets
         for entry in entries:
             if not entry.endswith(".lock") or entry == own:
                 continue
@@ -332,10 +399,18 @@ class Preloader:
                 except FileNotFoundError:
                     pass
                 os.unlink(lock_path)
+            except BlockingIOError:
+                # Held: a live preloader, or a start about to run one.
+                live += 1
+                sock = lock_path[: -len(".lock")] + ".sock"
+                if os.path.exists(sock):
+                    sockets.append(sock)
+                continue
             except OSError:
-                continue  # held, or gone meanwhile
+                continue  # gone meanwhile
             finally:
                 os.close(fd)
+        return live, sockets
 
     def terminated(self, signum, frame):
         """SIGTERM (a shutdown, a `kill`): it leaves nothing behind; its workers serve on, their ends seen from /proc."""
@@ -385,7 +460,7 @@ class Preloader:
         listening.listen(64)
         self.listening = listening
         self.selector.register(listening, selectors.EVENT_READ, "listen")
-        self.sweep()
+        self.bound(self.sweep())
         last = time.monotonic()
         while self.listening is not None or self.children:
             for k, _ in self.selector.select(timeout=min(self.idle_s, 60)):

@@ -339,7 +339,7 @@ def _start_preloader(python, stub, directory, name, key, env):
             PULUMI_DYNAMIC_HOST_PRESTARTED="1",
             PULUMI_DYNAMIC_HOST_CHANNEL_FD="-1",  # it has no channel: an unusable interpreter's report goes nowhere
         )
-        for knob in ("PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S",):
+        for knob in ("PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S", "PULUMI_DYNAMIC_HOST_PRELOAD_MAX"):
             if knob in env:
                 penv[knob] = env[knob]
         os.execve(python, [python, "-u", os.path.join(stub, "start.py"), os.path.join(stub, "worker.py")], penv)

@@ -1,7 +1,7 @@
 // pulumi-dynamic-host: the command for people (the engine runs the plugin names).
 import { modeForLanguage } from "../host/plugin/modes.js";
 import { hostVersion } from "../host/plugin/plugin-info.js";
-import { asksForHelp, globalUsage, isCommand, printUsage, usageError } from "./usage.js";
+import { asksForHelp, globalUsage, isCommand, printUsage, registrationChoices, usageError } from "./usage.js";
 
 type Out = (line: string) => void;
 const out: Out = (line) => process.stdout.write(`${line}\n`);
@@ -116,7 +116,7 @@ function pluginsAction(cmd: "install" | "uninstall", install: Install, rest: rea
     if (extra.length > 0) return usageError(cmd, `--dir takes one folder, got also ${JSON.stringify(extra.join(" "))}`);
     return () => (cmd === "install" ? install.installIntoDir : install.uninstallFromDir)(value, out);
   }
-  return usageError(cmd, `unknown argument ${JSON.stringify(flag)}: expected nothing, --project [DIR] or --dir DIR`);
+  return usageError(cmd, `unknown argument ${JSON.stringify(flag)}: expected ${registrationChoices()}`);
 }
 
 /** `--package NAME …`: the host under a package of the project's own name (docs/schema.md); or a usage error's exit code. */

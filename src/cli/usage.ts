@@ -7,25 +7,50 @@
 /** How a message names a document: its path in the package, and the command that prints it. */
 export const docReference = (name: string) => `docs/${name}.md (pulumi-dynamic-host docs ${name})`;
 
+/**
+ * The arguments of `install` and `uninstall`, in one table: their usage and the message for an
+ * unknown argument are both made from it, so neither can leave one out.
+ */
+export const REGISTRATION_OPTIONS = [
+  {
+    form: "(nothing)",
+    help: `register both plugins (and this command) with the engine next to the pulumi on PATH (no "using … from
+                 $PATH" warning); the plugins pulumi ships there are kept as <name>.before-pulumi-dynamic-host`,
+  },
+  { form: "--project [DIR]", help: "register them for the Pulumi project in DIR (default: here) in its Pulumi.yaml plugins.providers" },
+  { form: "--dir DIR", help: "put the plugin names into the folder DIR, to put first on PATH (the engine then warns on every run)" },
+  {
+    form: "--package NAME",
+    help: `(with --project or --dir) the host as pulumi-resource-NAME, serving the types Pulumi.yaml
+                 declares as NAME:<module>:<Type> (${docReference("schema")})`,
+  },
+] as const;
+
+/** The table's forms as a sentence: "nothing, --project [DIR], --dir DIR or --package NAME". */
+export function registrationChoices(): string {
+  const forms = REGISTRATION_OPTIONS.map((o) => (o.form === "(nothing)" ? "nothing" : o.form === "--package NAME" ? "--package NAME (with --project [DIR] or --dir DIR)" : o.form));
+  return `${forms.slice(0, -1).join(", ")} or ${forms[forms.length - 1]}`;
+}
+
+const registrationLines = () => REGISTRATION_OPTIONS.map((o) => `  ${o.form.padEnd(14)} ${o.help}`).join("\n");
+
 /** The commands for people, in the order the global usage lists them. */
 export const COMMAND_USAGE = {
   install: `usage: pulumi-dynamic-host install [--project [DIR] | --dir DIR] [--package NAME]
-  (nothing)      register both plugins with the engine next to the pulumi on PATH (no "using … from
-                 $PATH" warning); the plugins pulumi ships there are kept as <name>.before-pulumi-dynamic-host
-  --project [DIR]  register them for the Pulumi project in DIR (default: here) in its Pulumi.yaml plugins.providers
-  --dir DIR      put the plugin names into the folder DIR, to put first on PATH (the engine then warns on every run)
-  --package NAME (with --project or --dir) the host as pulumi-resource-NAME, serving the types Pulumi.yaml
-                 declares as NAME:<module>:<Type> (${docReference("schema")})
+${registrationLines()}
   Exit status: 0 installed, 1 could not (the message says why and the ways out), 2 usage error.`,
   uninstall: `usage: pulumi-dynamic-host uninstall [--project [DIR] | --dir DIR] [--package NAME]
   Undoes the matching install (next to pulumi: the kept plugins are put back); touches only what install placed.
+  Takes what install takes: ${registrationChoices()}.
   Exit status: 0 done, 1 could not, 2 usage error.`,
-  doctor: `usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [DIR]
+  doctor: `usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [--verbose] [DIR]
   Which plugins the engine launches for the program in DIR (default: the current directory), the
   Node and Python they run with, and, given a stack export (\`pulumi stack export --show-secrets >FILE\`;
   - reads stdin), whether each dynamic resource's provider can be loaded there. Runs no provider code.
-  One line per finding (ok:, note:, problem:), then a summary line.
-  Exit status: 0 no problem found, 1 problems found, 2 usage error or unreadable stack export.`,
+  One line per finding (ok:, note:, warning:, problem:), then a summary line. A warning: it runs, but the
+  engine prints a warning on every run. Outside a project, what only a project needs is a note.
+  --verbose: each Python preloader on a line of its own (else one line for them all).
+  Exit status: 0 nothing to fix, 1 a warning or a problem found, 2 usage error or unreadable stack export.`,
   inspect: `usage: pulumi-dynamic-host inspect <stack-export.json | -> [--json]
   Lists the dynamic resources of a stack export (\`pulumi stack export --show-secrets >FILE\`; - reads
   stdin) and what each provider references: Node modules it requires, Python modules and classes its

@@ -137,8 +137,8 @@ describe("installed as users install it: the real engine runs programs through e
       const layout = pulumiLayout("npm-next-to-pulumi", engineBin);
       const env = { ...process.env, ...sb.env, PATH: `${layout.bin}:${npm.bin}:${process.env.PATH}` };
       const said = command(`${npm.bin}/pulumi-dynamic-host`, ["install"], env);
-      expect(said).to.include(`kept ${layout.bin}/${NODE_PLUGIN} as ${layout.bin}/${NODE_PLUGIN}.before-pulumi-dynamic-host`);
-      expect(said.filter((l) => l.startsWith("note:")), "pulumi's directory comes first on PATH: no shadowing note").to.deep.equal([]);
+      expect(said).to.include(`kept ${layout.bin}/${NODE_PLUGIN} as ${layout.bin}/${NODE_PLUGIN}.before-pulumi-dynamic-host: it was a file that is neither Pulumi's own plugin nor this host; uninstall puts it back`);
+      expect(said.filter((l) => /^(note|warning):/.test(l)), "pulumi's directory comes first on PATH: no shadowing warning").to.deep.equal([]);
       expect(fs.realpathSync(`${layout.bin}/${NODE_PLUGIN}`)).to.equal(`${npm.packageDir}/bin/${NODE_PLUGIN}`);
 
       const cli = { ...sb, env: { ...sb.env, PATH: env.PATH } };
@@ -159,11 +159,11 @@ describe("installed as users install it: the real engine runs programs through e
       expect(fs.readdirSync(layout.bin).sort()).to.deep.equal(["pulumi", NODE_PLUGIN, PYTHON_PLUGIN].sort());
     });
 
-    it("install next to pulumi with npm's bin first on PATH: install says the engine will warn, and the engine does", async function () {
+    it("install next to pulumi with npm's bin first on PATH: install warns that the engine will warn, and the engine does", async function () {
       const npm = npmInstall();
       const layout = pulumiLayout("npm-shadowed", engineBin);
       const env = { ...process.env, ...sb.env, PATH: `${npm.bin}:${layout.bin}:${process.env.PATH}` };
-      const notes = command(`${npm.bin}/pulumi-dynamic-host`, ["install"], env).filter((l) => l.startsWith("note:"));
+      const notes = command(`${npm.bin}/pulumi-dynamic-host`, ["install"], env).filter((l) => l.startsWith("warning:"));
       expect(notes).to.have.length(2);
       expect(notes[0]).to.contain(`using ${NODE_PLUGIN} from $PATH at ${npm.bin}/${NODE_PLUGIN} expected ${layout.bin}/${NODE_PLUGIN}`);
       const node = await nodeLifecycle({ ...sb, env: { ...sb.env, PATH: env.PATH } }, layout.root, nodeWorkDir, "npm-shadowed");

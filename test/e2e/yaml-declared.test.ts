@@ -250,10 +250,11 @@ describe("end to end (YAML): packages of the project's own name (install --packa
     project = new YamlProject("yaml-own-package", own);
     dir = project.dir;
     // As a user registers them: the host's command, for this project. It says where it put each name (beside the
-    // host's own: the package's bin folder for npm, which is not npm's folder of links), then the entry it wrote.
+    // host's own; for an npm i -g install, the prefix's bin, beside npm's links), as a symlink (`FILE -> TARGET`)
+    // or a hard link or copy of the executable (`FILE: hard link of …`), then the entry it wrote.
     for (const pkg of PACKAGES) {
       const said = execFileSync(OUR_ENTRY, ["install", "--package", pkg, "--project"], { cwd: dir, encoding: "utf8" });
-      placed[pkg] = said.split("\n")[0].split(" -> ")[0];
+      placed[pkg] = said.split("\n")[0].split(/ -> |: (?:hard link|copy) of /)[0];
       expect(path.basename(placed[pkg])).to.equal(`pulumi-resource-${pkg}`);
       expect(said).to.contain(`plugins.providers`);
     }

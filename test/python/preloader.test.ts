@@ -284,25 +284,68 @@ describe("pulumi-resource-pulumi-python's preloader: a fork instead of an interp
     }
   });
 
-  it("doctor names each running preloader: its pid, interpreter, age and memory, and how to stop it; none once it is gone", async function () {
+  it("doctor sums up the running preloaders in one line (count, memory, how to stop them), and with --verbose names each; none once they are gone", async function () {
     await (await launch()).stop();
     const pid = await preloader();
-    const lines = async () => {
+    const lines = async (verbose: boolean) => {
       const out: string[] = [];
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "preloader-doctor-"));
-      await doctor({ dir, env: { ...process.env, ...env } }, (l) => out.push(l), () => undefined);
+      await doctor({ dir, env: { ...process.env, ...env }, verbose }, (l) => out.push(l), () => undefined);
       fs.rmSync(dir, { recursive: true, force: true });
       return out.filter((l) => l.includes("python preloader"));
     };
-    const [line, ...more] = await lines();
+    const [summary, ...more] = await lines(false);
     expect(more).to.deep.equal([]);
+    expect(summary).to.match(/^ok: python preloaders: 1 running for you, \d+ MiB in all \(proportional set size\); /);
+    expect(summary).to.contain(`\`kill ${pid}\` stops them, leaving nothing behind, and PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps them from being used or started; \`doctor --verbose\` lists each`);
+    const [again, line, ...rest] = await lines(true);
+    expect(again.startsWith("ok: python preloaders: 1 running for you")).to.equal(true);
+    expect(rest).to.deep.equal([]);
     const interpreter = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
     expect(line.startsWith(`ok: python preloader: pid ${pid} (${interpreter}), started `), line).to.equal(true);
-    expect(line).to.match(/, started \d+ s ago, \d+ MiB resident; /);
-    expect(line).to.contain(`\`kill ${pid}\` stops it, leaving nothing behind, and PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps them from being used or started`);
+    expect(line).to.match(/, started \d+ s ago, \d+ MiB resident \(\d+ MiB proportional\)$/);
     process.kill(pid, "SIGTERM");
     expect(await ended(pid)).to.equal(true);
-    expect(await lines()).to.deep.equal([]);
+    expect(await lines(true)).to.deep.equal([]);
+  });
+
+  it("at most PULUMI_DYNAMIC_HOST_PRELOAD_MAX live at once: a new one asks the least recently used to leave; it stops taking starts and exits", async function () {
+    env.PULUMI_DYNAMIC_HOST_PRELOAD_MAX = "2";
+    /** The pids of the preloaders that listen now. */
+    const listening = async () => {
+      const pids: number[] = [];
+      for (const sock of fs.existsSync(socketDir) ? fs.readdirSync(socketDir).filter((f) => f.endsWith(".sock")) : []) {
+        const up = await new Promise<boolean>((resolve) => {
+          const c = net.connect(path.join(socketDir, sock));
+          c.once("connect", () => (c.destroy(), resolve(true))).once("error", () => resolve(false));
+        });
+        const pid = readPid(path.join(socketDir, sock.replace(/\.sock$/, ".lock")));
+        if (up && pid > 0) pids.push(pid);
+      }
+      return pids.sort();
+    };
+    /** A start in the environment `name` (an LC_ variable, part of a preloader's key); the preloader it leaves or uses. */
+    const startIn = async (name: string, known: number[]) => {
+      const p = await launch({ env: { LC_PRELOADER_TEST: name } });
+      const f = await create<Facts>(p, name, "facts");
+      await p.stop();
+      if (p.stderr.includes("forked by the preloader")) return f.ppid;
+      for (let i = 0; i < 400; i++) {
+        const fresh = (await listening()).filter((pid) => !known.includes(pid));
+        if (fresh.length === 1) return fresh[0];
+        await sleep(50);
+      }
+      throw new Error(`no preloader started for ${name}`);
+    };
+    const a = await startIn("a", []);
+    const b = await startIn("b", [a]);
+    expect(await listening()).to.deep.equal([a, b].sort());
+    // a serves again: b is now the least recently used.
+    expect(await startIn("a", [a, b]), "a's preloader forks the second start of a").to.equal(a);
+    const c = await startIn("c", [a, b]);
+    expect(await ended(b), "b, least recently used, leaves").to.equal(true);
+    expect(await listening()).to.deep.equal([a, c].sort());
+    expect(fs.readdirSync(socketDir).length, "b's socket and lock file are gone").to.equal(4);
   });
 
   it("PULUMI_DYNAMIC_HOST_PRELOAD=0: none is used or started", async function () {

@@ -58,7 +58,9 @@ describe("pulumi-dynamic-host: help and usage errors for every command", functio
     [["uninstall", "--dir"], "uninstall", "uninstall: --dir needs a folder (DIR)"],
     [["install", "--dir", "a", "b"], "install", `install: --dir takes one folder, got also "b"`],
     [["install", "--project", "a", "b"], "install", "install: --project takes at most one folder (DIR)"],
-    [["install", "--frobnicate"], "install", `install: unknown argument "--frobnicate": expected nothing, --project [DIR] or --dir DIR`],
+    // Every option of the usage's table, --package too (usage.ts REGISTRATION_OPTIONS).
+    [["install", "--frobnicate"], "install", `install: unknown argument "--frobnicate": expected nothing, --project [DIR], --dir DIR or --package NAME (with --project [DIR] or --dir DIR)`],
+    [["uninstall", "--bogus"], "uninstall", `uninstall: unknown argument "--bogus": expected nothing, --project [DIR], --dir DIR or --package NAME (with --project [DIR] or --dir DIR)`],
     [["serve"], "serve", "serve: needs a language: nodejs or python"],
     [["serve", "ruby"], "serve", `serve: the language must be nodejs or python, not "ruby"`],
     [["debug"], "debug", "debug: needs a language: nodejs or python"],

@@ -123,7 +123,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     );
     // A misspelt export is found from the module's source, TypeScript or JavaScript, and the names it does export are given.
     expect(run.problems).to.include(
-      `problem: pulumi-nodejs:dynamic:Misspelt: the provider reference "./providers#goood" declared for pulumi-nodejs:dynamic:Misspelt: ${dir}/providers.ts has no export named goood; it exports good, helper`,
+      `problem: pulumi-nodejs:dynamic:Misspelt: the provider reference "./providers#goood" declared for pulumi-nodejs:dynamic:Misspelt: ${dir}/providers.ts has no export named goood; did you mean good?; it exports good, helper`,
     );
     expect(run.out).to.include(`ok: pulumi-nodejs:dynamic:Legacy: ./legacy#legacyProvider is export legacyProvider of ${dir}/legacy.js`);
     expect(run.problems).to.include(
@@ -131,7 +131,13 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     );
     expect(fs.existsSync(`${dir}/ran-js`), "the JavaScript module was not run").to.equal(false);
     expect(run.out).to.include(`ok: pulumi-python:dynamic:Counter: counters:Counter is Counter of ${dir}/counters.py`);
-    expect(run.problems).to.include(`problem: pulumi-python:dynamic:Typo: counters:Countr: module 'counters' (${dir}/counters.py) has no attribute 'Countr'`);
+    // A misspelt Python attribute gets its "did you mean" as a misspelt Node export does.
+    expect(run.problems).to.include(`problem: pulumi-python:dynamic:Typo: counters:Countr: module 'counters' (${dir}/counters.py) has no attribute 'Countr'; did you mean counters:Counter?`);
+    // Eight declarations without types: one note for them all.
+    expect(run.out.filter((l) => l.includes("no inputs or outputs"))).to.deep.equal([
+      "note: schema: 8 declared types declare no inputs or outputs (pulumi-nodejs:dynamic:Good, pulumi-nodejs:dynamic:Gone, pulumi-nodejs:dynamic:Misspelt and 5 more): " +
+        "programs of every language can use them, but a YAML program can give them no property; docs/schema.md (pulumi-dynamic-host docs schema) says how to type them",
+    ]);
     expect(run.problems.find((l) => l.startsWith("problem: pulumi-python:dynamic:Nowhere: nowhere.mod:X: "))).to.include("cannot find module nowhere.mod from the program directory (No module named 'nowhere')");
     expect(run.code).to.equal(1);
     expect(fs.existsSync(`${dir}/ran-ts`), "the TypeScript module was not run").to.equal(false);
@@ -166,7 +172,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       expect(run.out[8]).to.match(new RegExp(`^ok: python: ${TEST_VENV}/bin/python 3\\.\\d+\\.\\d+ \\(the virtualenv ${TEST_VENV}, from PULUMI_RUNTIME_VIRTUALENV\\)$`));
       expect(run.out[9]).to.match(/^ok: python: pulumi \d+\.\d+\.\d+$/);
       expect(run.out[10]).to.match(/^ok: python: dill \d+\.\d+\.\d+$/);
-      expect(run.out[run.out.length - 1]).to.equal(`summary: 0 problems, ${notes(3 + ENGINES_NOTES)}; 6 dynamic resources: 5 can be loaded here, 0 cannot, 1 not checked`);
+      expect(run.out[run.out.length - 1]).to.equal(`summary: 0 problems, 0 warnings, ${notes(3 + ENGINES_NOTES)}; 6 dynamic resources: 5 can be loaded here, 0 cannot, 1 not checked`);
     });
 
     it("one line per resource: what it loads, and the encrypted one not checked", function () {
@@ -325,7 +331,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
     expect(run.problems[2]).to.match(new RegExp(`^problem: ${p("truncated-pickle")}: its __provider is base64 but not a pickle that can be read \\(.+\\): it looks truncated or corrupt: `));
     expect(run.problems[3]).to.equal(`problem: ${p("not-text")}: its __provider is an array, not text: ${restore}`);
     expect(run.problems[4]).to.equal(`problem: ${p("missing")}: it has no __provider in its outputs or inputs, so no plugin can run it: ${restore}`);
-    expect(run.out[run.out.length - 1]).to.equal(`summary: 5 problems, ${notes(1 + ENGINES_NOTES)}; 5 dynamic resources: 0 can be loaded here, 5 cannot, 0 not checked`);
+    expect(run.out[run.out.length - 1]).to.equal(`summary: 5 problems, 0 warnings, ${notes(1 + ENGINES_NOTES)}; 5 dynamic resources: 0 can be loaded here, 5 cannot, 0 not checked`);
   });
 
   it("an encrypted secret is a note, not a problem; a shown one is checked like any other; an export where none could be read is a problem saying to use --show-secrets", async function () {
@@ -350,7 +356,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       "problem: stack export: all 2 dynamic resources hold __provider as ciphertext: the export was made without --show-secrets, so they could not be read; " +
         "export with `pulumi stack export --show-secrets >FILE` (or `pulumi stack export --show-secrets | pulumi-dynamic-host doctor --stack-export -`)",
     ]);
-    expect(alone.out[alone.out.length - 1]).to.equal("summary: 1 problem, 4 notes; 2 dynamic resources: 0 can be loaded here, 0 cannot, 2 not checked");
+    expect(alone.out[alone.out.length - 1]).to.equal("summary: 1 problem, 0 warnings, 4 notes; 2 dynamic resources: 0 can be loaded here, 0 cannot, 2 not checked");
   });
 
   describe("the environment", function () {
@@ -379,14 +385,18 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       expect(run.out).to.include(
         `note: plugin ${binary}: ${other}/${binary} ($PATH) is not this host, so the checks below may not match what it does; this host is installed next to pulumi (${bin}/${binary}) but is not the one the engine runs`,
       );
-      expect(run.out).to.include(`note: plugin ${binary}: ${shadowAdvice(`${other}/${binary}`, warning(other), bin)}`);
+      // A warning, not a note: the engine prints one on every run, which the Quick start says it will not; doctor exits 1.
+      expect(run.out).to.include(`warning: plugin ${binary}: ${shadowAdvice(`${other}/${binary}`, warning(other), bin)}`);
+      expect(run.code).to.equal(1);
+      expect(run.out[run.out.length - 1]).to.match(/^summary: 0 problems, 2 warnings, /);
       expect(run.out.join("\n")).not.to.match(/run `pulumi-dynamic-host install`|install` (registers|puts)/);
       // npm's bin (links to this host, as `npm i -g` makes them) ahead of pulumi's directory, where install ran.
       const npmBin = tmpDir("npm-bin");
       for (const name of [binary, "pulumi-resource-pulumi-python"]) fs.symlinkSync(`${REPO}bin/${name}`, path.join(npmBin, name));
       const npm = await check(empty, undefined, { PATH: `${npmBin}:${env.PATH}` });
       expect(npm.out).to.include(`ok: plugin ${binary}: ${npmBin}/${binary} ($PATH), this host ${VERSION}`);
-      expect(npm.out).to.include(`note: plugin ${binary}: ${shadowAdvice(`${npmBin}/${binary}`, warning(npmBin), bin)}`);
+      expect(npm.out).to.include(`warning: plugin ${binary}: ${shadowAdvice(`${npmBin}/${binary}`, warning(npmBin), bin)}`);
+      expect(npm.code).to.equal(1);
       expect(npm.out.join("\n")).not.to.match(/run `pulumi-dynamic-host install`|install` (registers|puts)/);
     });
 
@@ -419,7 +429,31 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
         `problem: python: dill does not import in ${TEST_VENV}/bin/python (…): install it there: ${TEST_VENV}/bin/python -m pip install dill`,
       ]);
       expect(run.out).to.include(`note: @pulumi/pulumi: does not resolve from ${project} (only providers that require it need it)`);
-      expect(run.out[run.out.length - 1]).to.equal("summary: 2 problems, 1 note; no stack export given, so no resource was checked");
+      expect(run.out[run.out.length - 1]).to.equal("summary: 2 problems, 0 warnings, 1 note; no stack export given, so no resource was checked");
+    });
+
+    it("a system Python without pulumi: the advice makes a virtualenv (a system pip may refuse, PEP 668), named where the plugin finds it", async function () {
+      const home = /^home\s*=\s*(.+)$/m.exec(fs.readFileSync(`${TEST_VENV}/pyvenv.cfg`, "utf8"))![1].trim();
+      const system = tmpDir("system-python", { "python": `#!/bin/sh\nexec ${home}/python3 -S "$@"\n` });
+      const python = tmpDir("python-project", { "Pulumi.yaml": "name: pyproj\nruntime: python\n" });
+      const run = await check(python, undefined, { PULUMI_RUNTIME_VIRTUALENV: undefined, PULUMI_PYTHON_CMD: `${system}/python` });
+      const advice = "a system Python's pip may refuse to install (PEP 668): in the project's folder, `python3 -m venv venv && venv/bin/pip install pulumi`, and name it in Pulumi.yaml: `runtime: {name: python, options: {virtualenv: venv}}`";
+      expect(run.problems.find((l) => l.startsWith("problem: python: pulumi does not import"))).to.contain(advice);
+      expect(run.out.join("\n")).not.to.contain("-m pip install");
+      const node = tmpDir("node-project", { "Pulumi.yaml": "name: nodeproj\nruntime: nodejs\npulumi-dynamic-host:\n  providers:\n    pulumi-python:dynamic:C: counters:C\n" });
+      const other = await check(node, undefined, { PULUMI_RUNTIME_VIRTUALENV: undefined, PULUMI_PYTHON_CMD: `${system}/python` });
+      expect(other.problems.find((l) => l.startsWith("problem: python: pulumi does not import"))).to.contain(
+        "beside Pulumi.yaml, where the plugin looks for one, `python3 -m venv .venv && .venv/bin/pip install pulumi`",
+      );
+    });
+
+    it("outside a project, what only a project needs is a note, and doctor exits 0", async function () {
+      const wrapper = tmpDir("bare-python", { "python": `#!/bin/sh\nexec ${VENV_PYTHON} -S "$@"\n` });
+      const run = await check(empty, undefined, { PULUMI_RUNTIME_VIRTUALENV: undefined, PULUMI_PYTHON_CMD: `${wrapper}/python` });
+      expect(run.out[1]).to.equal(NO_PROJECT(empty));
+      expect(run.out.filter((l) => l.startsWith("note: python: pulumi does not import"))).to.have.length(1);
+      expect(run.problems).to.deep.equal([]);
+      expect(run.code, run.out.join("\n")).to.equal(0);
     });
 
     it("Pulumi.yaml: runtime options reach the interpreter choice; main: sets the program directory; plugins.providers is honoured", async function () {
@@ -515,7 +549,7 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
       const okLine = run.out.filter((l) => l.startsWith('ok: providerReference() "./providers#good" (in 2 resources): ./providers#good is export good of '));
       expect(okLine, run.out.join("\n")).to.have.length(1);
       expect(run.problems).to.include(
-        `problem: providerReference() "./providers#goodd" (in 1 resource): the provider reference "./providers#goodd" that the program passed with providerReference(): ${dir}/providers.ts has no export named goodd; it exports good`,
+        `problem: providerReference() "./providers#goodd" (in 1 resource): the provider reference "./providers#goodd" that the program passed with providerReference(): ${dir}/providers.ts has no export named goodd; did you mean good?; it exports good`,
       );
       expect(run.out).to.include(`ok: ${n("a")}: loads here (nodejs; requires fs, path; the provider reference ./providers#good)`);
       expect(run.problems).to.include(`problem: ${n("c")}: its provider is the reference "./providers#goodd", which cannot be loaded here (see the line about that reference above)`);
@@ -556,8 +590,8 @@ describe("doctor: can this machine load a stack's dynamic providers, without run
         const r = await cli(args);
         expect(r.code, args.join(" ")).to.equal(2);
         expect(r.err[0]).to.match(/^pulumi-dynamic-host doctor: /);
-        expect(r.err.join("\n")).to.include("usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [DIR]");
-        expect(r.err.join("\n")).to.include("Exit status: 0 no problem found, 1 problems found, 2 usage error or unreadable stack export.");
+        expect(r.err.join("\n")).to.include("usage: pulumi-dynamic-host doctor [--stack-export FILE|-] [--verbose] [DIR]");
+        expect(r.err.join("\n")).to.include("Exit status: 0 nothing to fix, 1 a warning or a problem found, 2 usage error or unreadable stack export.");
       }
       expect((await cli(["--help"])).code).to.equal(0);
     });

@@ -119,7 +119,7 @@ describe("declared types: doctor", function () {
         const said = lines.join("\n");
         expect(said).to.contain(expected);
         if (code === 1) expect(exit, said).to.equal(1);
-        if (code === 0) expect(said).to.contain("note: schema of pulumi-python: pulumi-python:dynamic:Untyped declares no inputs or outputs");
+        if (code === 0) expect(said).to.contain("note: schema: 1 declared type declares no inputs or outputs (pulumi-python:dynamic:Untyped)");
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }

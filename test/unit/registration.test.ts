@@ -10,10 +10,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { resolvePlugin } from "../../src/cli/install/engine-lookup.js";
+import { npmGlobalBin } from "../../src/cli/install/install.js";
 import { readProjectPlugins, registerProjectPlugins, unregisterProjectPlugins } from "../../src/cli/install/project-file.js";
 import { REPO } from "../helpers/paths.js";
 
 const ENTRY = `${REPO}bin/pulumi-dynamic-host`;
+const VERSION = JSON.parse(fs.readFileSync(`${REPO}package.json`, "utf8")).version as string;
 const NODE_PLUGIN = "pulumi-resource-pulumi-nodejs";
 const PYTHON_PLUGIN = "pulumi-resource-pulumi-python";
 
@@ -31,8 +33,9 @@ function exe(file: string, text = "#!/bin/sh\nexit 0\n"): string {
 function pulumiInstall(root: string) {
   const real = path.join(root, "home/.pulumi/bin");
   exe(path.join(real, "pulumi"));
-  exe(path.join(real, NODE_PLUGIN), "#!/bin/sh\n# bundled nodejs\n");
-  exe(path.join(real, PYTHON_PLUGIN), "#!/bin/sh\n# bundled python\n");
+  // What pulumi ships there, in substance: the SDKs' launcher scripts.
+  exe(path.join(real, NODE_PLUGIN), `#!/bin/sh\nnode "$(node -e "console.log(require.resolve('@pulumi/pulumi/cmd/dynamic-provider'))")" $@\n`);
+  exe(path.join(real, PYTHON_PLUGIN), "#!/bin/sh\nexec python3 -u -m pulumi.dynamic $@\n");
   const linkDir = path.join(root, "usr/local/bin");
   fs.mkdirSync(linkDir, { recursive: true });
   fs.symlinkSync(path.join(real, "pulumi"), path.join(linkDir, "pulumi"));
@@ -101,13 +104,18 @@ describe("registration: install, uninstall and the engine's plugin lookup", func
       const before = Object.fromEntries(fs.readdirSync(real).map((f) => [f, fs.readFileSync(path.join(real, f), "utf8")]));
       const installed = cli(["install"], env);
       expect(installed.code, installed.stderr).to.equal(0);
-      expect(installed.stdout).to.contain(`kept ${real}/${NODE_PLUGIN} as ${real}/${NODE_PLUGIN}.before-pulumi-dynamic-host`);
-      for (const name of [NODE_PLUGIN, PYTHON_PLUGIN]) {
+      // What it replaced, and what it placed: symlinks, shown with ->.
+      expect(installed.stdout).to.contain(`kept ${real}/${NODE_PLUGIN} as ${real}/${NODE_PLUGIN}.before-pulumi-dynamic-host: it was Pulumi's own plugin (the script pulumi ships); uninstall puts it back`);
+      expect(installed.stdout).to.contain(`kept ${real}/${PYTHON_PLUGIN} as ${real}/${PYTHON_PLUGIN}.before-pulumi-dynamic-host: it was Pulumi's own plugin (the script pulumi ships)`);
+      for (const name of [NODE_PLUGIN, PYTHON_PLUGIN, "pulumi-dynamic-host"]) {
         expect(fs.readlinkSync(path.join(real, name))).to.equal(`${REPO}bin/${name}`);
+        expect(installed.stdout).to.contain(`${real}/${name} -> ${REPO}bin/${name}`);
       }
       expect(fs.readFileSync(path.join(real, `${PYTHON_PLUGIN}.before-pulumi-dynamic-host`), "utf8")).to.equal(before[PYTHON_PLUGIN]);
-      // A second install keeps the first backups (what it replaces now is ours).
-      expect(cli(["install"], env).stdout).not.to.contain("kept");
+      // A second install keeps the first backups (what it replaces now is ours), and says so.
+      const again = cli(["install"], env).stdout;
+      expect(again).not.to.match(/^kept /m);
+      expect(again).to.contain(`${real}/${NODE_PLUGIN}: replaces the install of pulumi-dynamic-host ${VERSION} there (${real}/${NODE_PLUGIN}.before-pulumi-dynamic-host stays kept, for uninstall)`);
       const removed = cli(["uninstall"], env);
       expect(removed.code, removed.stderr).to.equal(0);
       const after = Object.fromEntries(fs.readdirSync(real).map((f) => [f, fs.readFileSync(path.join(real, f), "utf8")]));
@@ -124,7 +132,7 @@ describe("registration: install, uninstall and the engine's plugin lookup", func
       const removed = cli(["uninstall"], env);
       expect(removed.stdout).to.contain(`left ${real}/${NODE_PLUGIN} alone: it changed since pulumi-dynamic-host installed it`);
       expect(fs.readFileSync(path.join(real, NODE_PLUGIN), "utf8")).to.contain("someone else's");
-      expect(fs.readFileSync(path.join(real, PYTHON_PLUGIN), "utf8")).to.contain("bundled python");
+      expect(fs.readFileSync(path.join(real, PYTHON_PLUGIN), "utf8")).to.contain("-m pulumi.dynamic");
     });
 
     it("a directory it may not write: a clear error naming the directory and the ways out, nothing changed", function () {
@@ -185,7 +193,9 @@ describe("registration: install, uninstall and the engine's plugin lookup", func
       expect(r.stderr).to.contain(`no Pulumi.yaml in ${root} or above it`);
       const bad = cli(["install", "--frobnicate"], { HOME: root, PATH: "" });
       expect(bad.code).to.equal(2);
-      expect(bad.stderr).to.contain("expected nothing, --project [DIR] or --dir DIR");
+      expect(bad.stderr).to.contain("expected nothing, --project [DIR], --dir DIR or --package NAME (with --project [DIR] or --dir DIR)");
+      // The usage that follows lists each of them, from the same table.
+      for (const option of ["--project [DIR]", "--dir DIR", "--package NAME"]) expect(bad.stderr).to.match(new RegExp(`^  ${option.replace(/[[\]]/g, "\\$&")} `, "m"));
     });
 
     it("--dir links both plugin names and warns that the engine will warn; uninstall --dir removes only ours", function () {
@@ -200,6 +210,21 @@ describe("registration: install, uninstall and the engine's plugin lookup", func
       expect(u.stdout).to.contain(`left ${dir}/${PYTHON_PLUGIN} alone`);
       expect(fs.readdirSync(dir)).to.deep.equal([PYTHON_PLUGIN]);
     });
+  });
+
+  it("install --package of an npm i -g install: the name goes to the prefix's bin, beside npm's links, never into the package's own folder", function () {
+    const prefix = path.join(root, "prefix");
+    const pkg = path.join(prefix, "lib/node_modules/pulumi-dynamic-host");
+    fs.mkdirSync(path.join(prefix, "bin"), { recursive: true });
+    fs.mkdirSync(pkg, { recursive: true });
+    expect(npmGlobalBin(pkg, "linux"), "no link of npm's there: not npm's prefix").to.equal(undefined);
+    fs.symlinkSync("../lib/node_modules/pulumi-dynamic-host/bin/pulumi-dynamic-host", path.join(prefix, "bin/pulumi-dynamic-host"));
+    expect(npmGlobalBin(pkg, "linux")).to.equal(path.join(prefix, "bin"));
+    // A local install (a project's node_modules) or a checkout: none.
+    expect(npmGlobalBin(path.join(root, "project/node_modules/pulumi-dynamic-host"), "linux")).to.equal(undefined);
+    expect(npmGlobalBin(REPO, "linux")).to.equal(undefined);
+    // Windows: <prefix>\node_modules\<name>, the commands in <prefix> (as .cmd shims).
+    expect(npmGlobalBin("C:\\npm\\node_modules\\pulumi-dynamic-host", "win32")).to.equal(undefined);
   });
 
   it("the host's version", function () {

@@ -12,8 +12,11 @@
 // there, and which Python preloaders of this user are running (preloaders.ts).
 // Runs no provider code (see python-probe.ts for what the Python check imports;
 // a Node reference's export is read from the module's source, module-exports.ts).
-// One line per finding, `ok:`, `note:` or `problem:`, then a summary; the exit
-// status is 1 when any line is a problem.
+// One line per finding, `ok:`, `note:`, `warning:` or `problem:`, then a summary;
+// the exit status is 1 when any line is a warning or a problem (a warning: the
+// engine runs the plugins but prints a warning on every run, which the Quick
+// start promises it will not, and which fails a check for no diagnostics).
+// Outside a project (no Pulumi.yaml) what only a project needs is a note.
 import { cacheRootNote, inspectCacheRoot } from "../../host/files/cache-root.js";
 import { isDirectory, isExecutableFile, statOf } from "../../host/files/file-probe.js";
 import { hostVersion } from "../../host/plugin/plugin-info.js";
@@ -26,7 +29,7 @@ import { isOurLauncher, ourPlugins, sameContent, shadowAdvice } from "../install
 import { nodeRuntime, pulumiSdk, type NodeRuntime } from "./node-environment.js";
 import { satisfiesEngines } from "./node-engines.js";
 import { pluginLaunch, type PluginLaunch } from "./plugin-launch.js";
-import { describePreloader, preloaderDirectory, preloadersIn } from "./preloaders.js";
+import { describePreloader, preloaderDirectory, preloadersIn, summarizePreloaders, type PreloaderSeen } from "./preloaders.js";
 import { platformFindings, runningOn, type RunningOn } from "./platform-report.js";
 import { probePython, versionText, type ProbeResult, type PythonProbe } from "./python-probe.js";
 import { checkNodeReference, checkNodeReferences, checkPythonReferences, helperLabel, NODE_HELPER_ORIGIN, pythonReferenceQuestions, readDeclarations, type PythonReference } from "./reference-checks.js";
@@ -40,6 +43,8 @@ const USAGE = COMMAND_USAGE.doctor;
 export interface DoctorOptions {
   dir: string;
   stackExport?: string;
+  /** Every preloader on a line of its own, not only their summary. */
+  verbose?: boolean;
   env: NodeJS.ProcessEnv;
   /** The system it reports on (unset: this one; tests give Windows and macOS). */
   system?: RunningOn;
@@ -63,6 +68,7 @@ export async function runDoctor(args: readonly string[], out: (line: string) => 
 /** The options, or "help", or what is wrong with the arguments. */
 function parseArgs(args: readonly string[]): Omit<DoctorOptions, "env"> | string {
   let stackExport: string | undefined;
+  let verbose = false;
   const positional: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
@@ -71,11 +77,12 @@ function parseArgs(args: readonly string[]): Omit<DoctorOptions, "env"> | string
       if (args[i + 1] === undefined) return "--stack-export needs a FILE (a stack export, or - for stdin)";
       stackExport = args[++i];
     } else if (a.startsWith("--stack-export=")) stackExport = a.slice("--stack-export=".length);
+    else if (a === "--verbose") verbose = true;
     else if (a.startsWith("-") && a !== "-") return `unknown option ${JSON.stringify(a)}`;
     else positional.push(a);
   }
   if (positional.length > 1) return `expected at most one DIR, got ${positional.map((p) => JSON.stringify(p)).join(" ")}`;
-  return { dir: positional[0] ?? process.cwd(), stackExport };
+  return { dir: positional[0] ?? process.cwd(), stackExport, verbose };
 }
 
 export async function doctor(opts: DoctorOptions, out: (line: string) => void, err: (line: string) => void): Promise<number> {
@@ -89,7 +96,7 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
     err(`pulumi-dynamic-host doctor: ${(e as Error).message}`);
     return 2;
   }
-  const counts = { ok: 0, note: 0, problem: 0 };
+  const counts = { ok: 0, note: 0, warning: 0, problem: 0 };
   const f: Findings = (kind, line) => {
     counts[kind]++;
     out(`${kind}: ${line}`);
@@ -107,7 +114,8 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   // Without an export, what the project's runtime needs is a problem (and Python, for a project declaring Python
   // providers); with one, a blocked resource is, named by its URN.
   let declaresPython = false;
-  const needed = (l: Language) => !resources && (launch.runtime === undefined || launch.runtime === l || (l === "python" && declaresPython));
+  // Outside a project nothing is needed: which language runs, and with which Python, is the project's to say.
+  const needed = (l: Language) => !resources && launch.projectRoot !== undefined && (launch.runtime === undefined || launch.runtime === l || (l === "python" && declaresPython));
   const blockers: Blockers = {};
   const block = (languages: readonly Language[], why: string) => {
     for (const l of languages) blockers[l] ??= why;
@@ -157,13 +165,7 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   const python = await checkPython(launch, resolution, ask, (why) => block(["python"], why), f);
   checkPythonReferences(declared.python, python, f);
   for (const reference of checkPythonReferences(heldPython, python, f)) unloadable.add(`python\0${reference}`);
-  for (const p of preloadersIn(preloaderDirectory(opts.env, undefined, system.platform))) {
-    f(
-      "ok",
-      `python preloader: ${describePreloader(p)}; it forks the Python workers of the next plugin starts in its environment and exits after ` +
-        `PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S (600 s) without one; \`kill ${p.pid}\` stops it, leaving nothing behind, and PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps them from being used or started`,
-    );
-  }
+  reportPreloaders(preloadersIn(preloaderDirectory(opts.env, undefined, system.platform)), opts.verbose === true, f);
   const otherPythons = python?.ok && resolution.ok ? await searchOtherPythons(launch, resolution.interpreter, analyses.values(), python.probe) : undefined;
   const verdicts = { loads: 0, cannot: 0, unchecked: 0 };
   for (const r of resources ?? []) verdicts[checkResource(r, { cwd: launch.cwd, blockers, analyses, python, otherPythons, unloadable }, f)]++;
@@ -175,8 +177,15 @@ export async function doctor(opts: DoctorOptions, out: (line: string) => void, e
   const checked = resources
     ? `${plural(resources.length, "dynamic resource")}: ${verdicts.loads} can be loaded here, ${verdicts.cannot} cannot, ${verdicts.unchecked} not checked`
     : "no stack export given, so no resource was checked";
-  out(`summary: ${plural(counts.problem, "problem")}, ${plural(counts.note, "note")}; ${checked}`);
-  return counts.problem > 0 ? 1 : 0;
+  out(`summary: ${plural(counts.problem, "problem")}, ${plural(counts.warning, "warning")}, ${plural(counts.note, "note")}; ${checked}`);
+  return counts.problem + counts.warning > 0 ? 1 : 0;
+}
+
+/** The preloaders of this user: one line for all of them, and with --verbose one for each. */
+function reportPreloaders(seen: readonly PreloaderSeen[], verbose: boolean, f: Findings): void {
+  if (seen.length === 0) return;
+  f("ok", `python preloaders: ${summarizePreloaders(seen)}${verbose ? "" : "; `doctor --verbose` lists each"}`);
+  if (verbose) for (const p of seen) f("ok", `python preloader: ${describePreloader(p)}`);
 }
 
 /** The project's @pulumi/pulumi's `engines.node` against the Node that runs the host, and so its providers. */
@@ -220,8 +229,10 @@ function checkPlugin(pkg: PluginPackage, launch: PluginLaunch, env: NodeJS.Proce
   else f("note", `plugin ${r.binary}: ${where} is not this host, so the checks below may not match what it does; \`pulumi-dynamic-host install\` registers this host`);
   if (r.warning && pulumiDir !== undefined) {
     const first = installed ? "" : " First `pulumi-dynamic-host install` puts this host next to pulumi.";
-    f("note", `plugin ${r.binary}: ${shadowAdvice(chosen, r.warning, pulumiDir)}${first}`);
-  } else if (r.warning) f("note", `plugin ${r.binary}: the engine warns on every run: "${r.warning}"`);
+    f("warning", `plugin ${r.binary}: ${shadowAdvice(chosen, r.warning, pulumiDir)}${first}`);
+  } else if (r.warning) {
+    f("warning", `plugin ${r.binary}: the engine prints "${r.warning}" on every run: put pulumi on PATH and run \`pulumi-dynamic-host install\`, or register per project with \`install --project\``);
+  }
   return undefined;
 }
 
@@ -302,7 +313,27 @@ async function checkPython(
   for (const name of ["pulumi", "dill"] as const) {
     const p = probe[name];
     if ("version" in p) f("ok", `python: ${name} ${p.version}`);
-    else block(`python: ${name} does not import in ${probe.executable} (${p.error}): install it there: ${probe.executable} -m pip install ${name}`);
+    else block(`python: ${name} does not import in ${probe.executable} (${p.error}): ${installAdvice(name, probe, launch)}`);
   }
   return result;
+}
+
+/**
+ * How to get `name` (pulumi or dill) into the providers' Python: with its pip in a virtualenv; for a
+ * system Python a virtualenv first, since Debian's and Ubuntu's pip refuse to install into the
+ * system's (PEP 668, "externally-managed-environment"), named where the plugin will find it.
+ */
+export function installAdvice(name: string, probe: Pick<PythonProbe, "executable" | "virtualenv">, launch: Pick<PluginLaunch, "runtime">): string {
+  if (probe.virtualenv) return `install it there: ${probe.executable} -m pip install ${name}`;
+  // pulumi brings dill with it.
+  if (launch.runtime === "python") {
+    return (
+      `${probe.executable} is not a virtualenv's, and a system Python's pip may refuse to install (PEP 668): in the project's folder, ` +
+      `\`python3 -m venv venv && venv/bin/pip install pulumi\`, and name it in Pulumi.yaml: \`runtime: {name: python, options: {virtualenv: venv}}\``
+    );
+  }
+  return (
+    `${probe.executable} is not a virtualenv's, and a system Python's pip may refuse to install (PEP 668): beside Pulumi.yaml, where the plugin looks for one, ` +
+    `\`python3 -m venv .venv && .venv/bin/pip install pulumi\``
+  );
 }

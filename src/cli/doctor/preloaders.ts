@@ -16,6 +16,12 @@ export interface PreloaderSeen {
   since: Date;
   /** Its resident memory in KiB, when /proc says. */
   rssKiB?: number;
+  /**
+   * Its proportional share of memory in KiB (/proc/<pid>/smaps_rollup, Linux 4.14+): pages shared
+   * with its forked workers or other processes counted in part, so that the sum over processes is
+   * what they take together.
+   */
+  pssKiB?: number;
   /** Listening for starts; false once it left (idle or stale) and waits for its forked workers to end. */
   listening: boolean;
 }
@@ -82,7 +88,7 @@ export function preloadersIn(directory: string | undefined, proc = "/proc"): Pre
     const argv = argvOf(pid, proc);
     // A lock file whose process is gone (killed outright) or is no longer a preloader (its pid reused).
     if (!argv || !argv.some((a) => a.endsWith(`${path.sep}start.py`)) || !argv.some((a) => a.endsWith(`${path.sep}worker.py`))) continue;
-    seen.push({ pid, interpreter: argv[0], since, rssKiB: rssOf(pid, proc), listening: fs.existsSync(lock.replace(/\.lock$/, ".sock")) });
+    seen.push({ pid, interpreter: argv[0], since, rssKiB: rssOf(pid, proc), pssKiB: pssOf(pid, proc), listening: fs.existsSync(lock.replace(/\.lock$/, ".sock")) });
   }
   return seen.sort((a, b) => a.since.getTime() - b.since.getTime());
 }
@@ -105,11 +111,37 @@ function rssOf(pid: number, proc: string): number | undefined {
   }
 }
 
+function pssOf(pid: number, proc: string): number | undefined {
+  try {
+    const m = /^Pss:\s+(\d+) kB$/m.exec(fs.readFileSync(`${proc}/${pid}/smaps_rollup`, "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One line for all of them: how many, the memory they take together (PSS where the kernel says,
+ * else resident), how long they stay and how many may live, and how to stop them.
+ */
+export function summarizePreloaders(seen: readonly PreloaderSeen[], env: NodeJS.ProcessEnv = process.env): string {
+  const pss = seen.every((p) => p.pssKiB !== undefined);
+  const kib = seen.reduce((sum, p) => sum + ((pss ? p.pssKiB : p.rssKiB) ?? 0), 0);
+  const memory = seen.some((p) => p.rssKiB !== undefined) ? `, ${Math.round(kib / 1024)} MiB ${pss ? "in all (proportional set size)" : "resident in all"}` : "";
+  const idle = env.PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S ?? "600";
+  const max = env.PULUMI_DYNAMIC_HOST_PRELOAD_MAX ?? "4";
+  return (
+    `${seen.length} running for you${memory}; each forks the next plugin starts' Python workers in its environment, ` +
+    `and leaves after ${idle} s idle (PULUMI_DYNAMIC_HOST_PRELOAD_IDLE_S), the least recently used first when more than ${max} live (PULUMI_DYNAMIC_HOST_PRELOAD_MAX); ` +
+    `\`kill ${seen.map((p) => p.pid).join(" ")}\` stops them, leaving nothing behind, and PULUMI_DYNAMIC_HOST_PRELOAD=0 keeps them from being used or started`
+  );
+}
+
 /** One finding's text for a preloader, e.g. "pid 4242 (/p/.venv/bin/python), started 3 min ago, 45 MiB resident". */
 export function describePreloader(p: PreloaderSeen, now = new Date()): string {
   const age = Math.max(0, Math.round((now.getTime() - p.since.getTime()) / 1000));
   const ago = age < 120 ? `${age} s` : age < 7200 ? `${Math.round(age / 60)} min` : `${Math.round(age / 3600)} h`;
-  const rss = p.rssKiB === undefined ? "" : `, ${Math.round(p.rssKiB / 1024)} MiB resident`;
+  const rss = p.rssKiB === undefined ? "" : `, ${Math.round(p.rssKiB / 1024)} MiB resident${p.pssKiB === undefined ? "" : ` (${Math.round(p.pssKiB / 1024)} MiB proportional)`}`;
   const state = p.listening ? "" : ", no longer taking starts (it exits when its workers do)";
   return `pid ${p.pid} (${p.interpreter}), started ${ago} ago${rss}${state}`;
 }

@@ -59,19 +59,25 @@ def locate(name):
 result = {
     "executable": sys.executable,
     "version": list(sys.version_info[:3]),
+    "virtualenv": sys.prefix != getattr(sys, "base_prefix", sys.prefix) or any(
+        os.path.isfile(os.path.join(d, "pyvenv.cfg")) for d in (os.path.dirname(sys.executable), os.path.dirname(os.path.dirname(sys.executable)))
+    ),
     "pulumi": package("pulumi"),
     "dill": package("dill"),
     "modules": {m: locate(m) for m in ask["modules"]},
     "classes": {},
+    "attributes": {},
 }
 for mod, name in ask["classes"]:
     if "error" in locate(mod):
         continue
     try:
         obj = importlib.import_module(mod)
-        for part in name.split("."):
+        for i, part in enumerate(name.split(".")):
             if not hasattr(obj, part):
                 result["classes"][mod + ":" + name] = "module %r (%s) has no attribute %r" % (mod, getattr(sys.modules[mod], "__file__", None), name)
+                # What is there instead, for a "did you mean": the public names where the lookup stopped.
+                result["attributes"][mod + ":" + name] = {"index": i, "names": sorted(n for n in dir(obj) if isinstance(n, str) and not n.startswith("_"))[:500]}
                 break
             obj = getattr(obj, part)
         else:
@@ -87,11 +93,15 @@ const pkg = z.union([z.object({ version: z.string() }), z.object({ error: z.stri
 const answer = z.object({
   executable: z.string(),
   version: z.tuple([z.number(), z.number(), z.number()]),
+  /** A virtualenv's interpreter (PEP 405: a pyvenv.cfg beside it or above): its pip installs; a system one's may refuse (PEP 668). */
+  virtualenv: z.boolean().optional(),
   pulumi: pkg,
   dill: pkg,
   modules: z.record(z.string(), located),
   /** "module:qualname" → null when the class is there, else why not. */
   classes: z.record(z.string(), z.string().nullable()),
+  /** "module:qualname" of a missing attribute → which part of the qualname is missing, and the public names of the object that lacks it. */
+  attributes: z.record(z.string(), z.object({ index: z.number(), names: z.array(z.string()) })).optional(),
 });
 export type PythonProbe = z.infer<typeof answer>;
 

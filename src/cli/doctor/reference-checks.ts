@@ -6,12 +6,14 @@
 // export is among the names its source exports (module-exports.ts); nothing of
 // it runs. Python: the module is found on the program's sys.path and has the
 // attribute (which imports the module, as the worker will).
+import { nearest } from "../../host/references/input-types.js";
 import { packageSchema, SchemaError } from "../../host/references/package-schema.js";
 import type { ProviderReference } from "../../host/references/provider-references.js";
 import { DeclarationError, ProviderReferences } from "../../host/references/provider-references.js";
 import type { Language } from "../../host/runtime.js";
 import { resolveModuleReference } from "../../node-dynamic/module-reference.js";
 import { staticExports } from "./module-exports.js";
+import { docReference } from "../usage.js";
 import type { ProbeResult } from "./python-probe.js";
 import type { Findings } from "./resource-checks.js";
 
@@ -50,6 +52,7 @@ export async function readDeclarations(cwd: string, f: Findings): Promise<Declar
  * YAML program cannot give any property.
  */
 function checkSchemas(byPackage: ReadonlyMap<string, readonly ProviderReference[]>, f: Findings): void {
+  const untyped: string[] = [];
   for (const [name, mine] of byPackage) {
     if (mine.length === 0) continue;
     try {
@@ -59,11 +62,17 @@ function checkSchemas(byPackage: ReadonlyMap<string, readonly ProviderReference[
       f("problem", `schema of ${name}: ${e.message}`);
       continue;
     }
-    const untyped = mine.filter((r) => !r.types).map((r) => r.typeToken);
+    untyped.push(...mine.filter((r) => !r.types).map((r) => r.typeToken));
     f("ok", `schema of ${name}: ${mine.length} resource type${mine.length === 1 ? "" : "s"} (pulumi-dynamic-host schema --package ${name})`);
-    if (untyped.length) {
-      f("note", `schema of ${name}: ${untyped.join(", ")} declare${untyped.length === 1 ? "s" : ""} no inputs or outputs, so a YAML program can give ${untyped.length === 1 ? "it" : "them"} no property; see docs/schema.md`);
-    }
+  }
+  // One note for all of them: typing is a choice, which only YAML programs and typed SDKs need.
+  if (untyped.length) {
+    const shown = untyped.length > 3 ? `${untyped.slice(0, 3).join(", ")} and ${untyped.length - 3} more` : untyped.join(", ");
+    f(
+      "note",
+      `schema: ${untyped.length === 1 ? "1 declared type declares" : `${untyped.length} declared types declare`} no inputs or outputs (${shown}): ` +
+        `programs of every language can use ${untyped.length === 1 ? "it" : "them"}, but a YAML program can give ${untyped.length === 1 ? "it" : "them"} no property; ${docReference("schema")} says how to type them`,
+    );
   }
 }
 
@@ -90,9 +99,11 @@ export function checkNodeReference(label: string, ref: { reference: string; proj
   const exports = r.exportName === "default" ? undefined : staticExports(r.file, r.typescript?.typescript);
   if (exports?.known && !exports.names.includes(r.exportName)) {
     const names = exports.names.filter((n) => n !== "__esModule");
+    const near = nearest(r.exportName, names);
     f(
       "problem",
       `${label}: ${r.what}: ${r.file} has no export named ${r.exportName}` +
+        (near ? `; did you mean ${near}?` : "") +
         (names.length ? `; it exports ${names.slice(0, 12).join(", ")}${names.length > 12 ? ", …" : ""}` : "; it exports nothing"),
     );
     return false;
@@ -132,7 +143,11 @@ export function checkPythonReferences(refs: readonly PythonReference[], result: 
     const why = result.probe.classes[`${module}:${name}`];
     if (why) {
       failed.add(ref.reference);
-      f("problem", `${ref.typeToken}: ${ref.reference}: ${why}`);
+      const there = result.probe.attributes?.[`${module}:${name}`];
+      const parts = name.split(".");
+      const near = there && parts[there.index] !== undefined ? nearest(parts[there.index], there.names) : undefined;
+      const meant = near === undefined ? "" : `; did you mean ${module}:${[...parts.slice(0, there!.index), near].join(".")}?`;
+      f("problem", `${ref.typeToken}: ${ref.reference}: ${why}${meant}`);
     } else f("ok", `${ref.typeToken}: ${ref.reference} is ${name} of ${located?.origin ?? module}`);
   }
   return failed;

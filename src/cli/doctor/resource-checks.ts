@@ -13,7 +13,11 @@ import type { GlobalRef } from "../../python-bridge/pickle/pickle-inspect.js";
 import type { Search } from "../../python-bridge/interpreter/interpreter-search.js";
 import { describeFound, driftMessage } from "../../python-bridge/other-pythons.js";
 
-export type Findings = (kind: "ok" | "note" | "problem", line: string) => void;
+/**
+ * One finding: ok; a note (worth knowing, nothing to fix); a warning (everything runs, but not as
+ * it should: the engine prints a warning on every run); a problem (something will fail).
+ */
+export type Findings = (kind: "ok" | "note" | "warning" | "problem", line: string) => void;
 /** Per language, why nothing of it can run here (with what to do), when so. */
 export type Blockers = Partial<Record<Language, string>>;
 export type Verdict = "loads" | "cannot" | "unchecked";

@@ -35,6 +35,8 @@ export const BACKUP_SUFFIX = ".before-pulumi-dynamic-host";
 export const RECORD = ".pulumi-dynamic-host-install.json";
 
 const NAMES = MODES.map((m) => m.binary);
+/** Next to pulumi: the plugin names, and the command for people, so that it is on PATH wherever pulumi is. */
+const NEXT_TO_PULUMI = [...NAMES, COMMAND_NAME];
 
 /** A failure the user can act on: the message says what and where. */
 export class InstallError extends Error {}
@@ -86,7 +88,29 @@ function sourceName(name: string): string {
   return ownPackageOfBinary(name) ? COMMAND_NAME : name;
 }
 
-function place(name: string, dir: string): Placed {
+/** How a name was placed: what `install` says of it (`->` only for a symlink). */
+type How = { kind: "symlink"; to: string } | { kind: "hard link" | "copy"; of: string } | { kind: "launcher" } | { kind: "itself" };
+
+/** One line for a placed file: `FILE -> TARGET` for a symlink, else what the file is. */
+export function placedLine(file: string, how: How): string {
+  switch (how.kind) {
+    case "symlink":
+      return `${file} -> ${how.to}`;
+    case "hard link":
+    case "copy":
+      return `${file}: ${how.kind} of ${how.of}`;
+    case "launcher":
+      return `${file}: the Python plugin's launcher script, which runs ${path.join(path.dirname(file), MODES[0].binary)} beside it`;
+    case "itself":
+      return `${file}: this host's own file, left as it is`;
+  }
+}
+
+/**
+ * Puts `name` into `dir`. `linkFrom`: a file already placed in `dir` that is this executable,
+ * to hard-link from when the executable itself cannot be (another file system): one copy, not one per name.
+ */
+function place(name: string, dir: string, linkFrom?: string): { placed: Placed; how: How } {
   const ours = ourPlugins();
   const to = path.join(dir, name);
   const launcher = launcherText(name);
@@ -96,24 +120,64 @@ function place(name: string, dir: string): Placed {
       fs.writeFileSync(to, launcher, { mode: 0o755 });
     }
     const st = fs.statSync(to);
-    return { name, ino: st.ino, size: st.size };
+    return { placed: { name, ino: st.ino, size: st.size }, how: { kind: "launcher" } };
   }
   const source = ours.fileFor(sourceName(name));
-  if (path.resolve(source) === path.resolve(to)) return { name, ino: fs.statSync(to).ino, size: fs.statSync(to).size };
+  if (path.resolve(source) === path.resolve(to)) return { placed: { name, ino: fs.statSync(to).ino, size: fs.statSync(to).size }, how: { kind: "itself" } };
   fs.rmSync(to, { force: true });
   if (!ours.embedded) {
     fs.symlinkSync(source, to);
-    return { name, link: source };
+    return { placed: { name, link: source }, how: { kind: "symlink", to: source } };
   }
+  let how: How = { kind: "hard link", of: source };
   try {
     fs.linkSync(source, to);
   } catch {
-    // Another filesystem (or no hard links there): a copy runs the same.
-    fs.copyFileSync(source, to);
-    fs.chmodSync(to, 0o755);
+    try {
+      if (linkFrom === undefined) throw new Error("no copy to link");
+      fs.linkSync(linkFrom, to);
+      how = { kind: "hard link", of: linkFrom };
+    } catch {
+      // Another filesystem (or no hard links there): a copy runs the same.
+      fs.copyFileSync(source, to);
+      fs.chmodSync(to, 0o755);
+      how = { kind: "copy", of: source };
+    }
   }
   const st = fs.statSync(to);
-  return { name, ino: st.ino, size: st.size };
+  return { placed: { name, ino: st.ino, size: st.size }, how };
+}
+
+/**
+ * What a file about to be replaced at a plugin's name is, for the line that says so: Pulumi's own
+ * plugin (the script pulumi ships), a copy of this host that no record names, or something else.
+ */
+export function describeExisting(file: string): string {
+  const st = lstatOf(file);
+  if (!st) return "nothing";
+  let target = "";
+  try {
+    if (st.isSymbolicLink()) target = fs.readlinkSync(file);
+  } catch {
+    // unreadable link: described by its content below, if any
+  }
+  let head = "";
+  try {
+    const fd = fs.openSync(file, "r");
+    try {
+      const buf = Buffer.alloc(4096);
+      head = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString("latin1");
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    // a dangling link, or not readable
+  }
+  if (/pulumi-dynamic-host/.test(target) || /pulumi-dynamic-host/.test(head) || (EMBEDDED && fs.existsSync(file) && sameContent(file, process.execPath))) {
+    return `an install of pulumi-dynamic-host with no record here${target ? ` (a link to ${target})` : ""}`;
+  }
+  if (/@pulumi\/pulumi\/cmd\/dynamic-provider|-m pulumi\.dynamic/.test(head)) return "Pulumi's own plugin (the script pulumi ships)";
+  return `a file that is neither Pulumi's own plugin nor this host${target ? ` (a link to ${target})` : ""}`;
 }
 
 function isWhatWePlaced(p: Placed, file: string): boolean {
@@ -165,21 +229,26 @@ export function installNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string) 
   checkWritable(dir, where);
   const before = readRecord(dir);
   const placed: Placed[] = [];
+  let copy: string | undefined;
   try {
-    for (const name of NAMES) {
+    for (const name of NEXT_TO_PULUMI) {
       const file = path.join(dir, name);
       const earlier = before?.placed.find((p) => p.name === name);
       let backup = earlier?.backup;
-      if (lstatOf(file) && !(earlier && isWhatWePlaced(earlier, file))) {
+      if (earlier && isWhatWePlaced(earlier, file)) {
+        out(`${file}: replaces the install of pulumi-dynamic-host ${before!.version} there${backup ? ` (${backup} stays kept, for uninstall)` : ""}`);
+      } else if (lstatOf(file)) {
         // A plugin that is not ours (the bundled script, perhaps of a newer pulumi): keep it to put back.
+        const was = describeExisting(file);
         backup = file + BACKUP_SUFFIX;
         fs.rmSync(backup, { force: true });
         fs.renameSync(file, backup);
-        out(`kept ${file} as ${backup}`);
+        out(`kept ${file} as ${backup}: it was ${was}; uninstall puts it back`);
       }
-      const p = place(name, dir);
-      placed.push({ ...p, backup });
-      out(`${file} -> ${p.link ?? ourPlugins().fileFor(name)}`);
+      const p = place(name, dir, copy);
+      if (p.how.kind === "hard link" || p.how.kind === "copy") copy ??= file;
+      placed.push({ ...p.placed, backup });
+      out(placedLine(file, p.how));
     }
     fs.writeFileSync(path.join(dir, RECORD), JSON.stringify({ host: "pulumi-dynamic-host", version: hostVersion(), placed } satisfies Record, null, 2) + "\n");
   } catch (err) {
@@ -196,7 +265,7 @@ function reportShadows(pulumiDir: string, env: NodeJS.ProcessEnv, out: (line: st
   for (const mode of MODES) {
     const r = resolvePlugin(mode.package as PluginPackage, { env, pulumiDir });
     if (r.warning) {
-      out(`note: ${shadowAdvice(r.chosen!.path, r.warning, pulumiDir)}`);
+      out(`warning: ${shadowAdvice(r.chosen!.path, r.warning, pulumiDir)}`);
     }
   }
 }
@@ -208,7 +277,7 @@ function reportShadows(pulumiDir: string, env: NodeJS.ProcessEnv, out: (line: st
 export function shadowAdvice(chosen: string, warning: string, pulumiDir: string): string {
   return (
     `${chosen} comes first on PATH, so the engine runs that one and prints "${warning}" on every run. ` +
-    `Put ${pulumiDir} before its directory on PATH, or remove it, or register per project with --project.`
+    `Put ${pulumiDir} before ${path.dirname(chosen)} on PATH (export PATH="${pulumiDir}:$PATH"), or take ${path.dirname(chosen)} off PATH, or register per project with --project.`
   );
 }
 
@@ -243,9 +312,11 @@ export function uninstallNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string
 /** `install --dir DIR`: our names in a directory of the user's. */
 export function installIntoDir(dir: string, out: (line: string) => void): void {
   fs.mkdirSync(dir, { recursive: true });
+  let copy: string | undefined;
   for (const name of NAMES) {
-    const p = place(name, dir);
-    out(`${path.join(dir, name)} -> ${p.link ?? ourPlugins().fileFor(name)}`);
+    const p = place(name, dir, copy);
+    if (p.how.kind === "hard link" || p.how.kind === "copy") copy ??= path.join(dir, name);
+    out(placedLine(path.join(dir, name), p.how));
   }
   out(
     `put ${dir} first on PATH. Unless pulumi itself lives in ${dir}, the engine prints "using pulumi-resource-… from $PATH" on every run; ` +
@@ -324,17 +395,47 @@ export function installPackage(pkg: string, where: { dir?: string; project?: str
   if (where.dir !== undefined) {
     fs.mkdirSync(where.dir, { recursive: true });
     const p = place(name, where.dir);
-    out(`${path.join(where.dir, name)} -> ${p.link ?? ourPlugins().fileFor(COMMAND_NAME)}`);
+    out(placedLine(path.join(where.dir, name), p.how));
     out(`put ${where.dir} on PATH; the engine then prints "using ${name} from $PATH" on every run, which --project avoids.`);
     return;
   }
   const root = projectRootOf(where.project ?? undefined);
-  const plugins = ourPlugins();
-  checkWritable(plugins.dir, `the host's plugin names live there, and ${name} goes beside them`);
-  const p = place(name, plugins.dir);
-  out(`${path.join(plugins.dir, name)} -> ${p.link ?? plugins.fileFor(COMMAND_NAME)}`);
-  const edit = registerProjectPlugins(root, [pkg], plugins.dir);
+  const dir = packagePluginDir();
+  checkWritable(dir, `the host's own names live there, and ${name} goes beside them`);
+  const p = place(name, dir);
+  out(placedLine(path.join(dir, name), p.how));
+  const edit = registerProjectPlugins(root, [pkg], dir);
   for (const c of edit.changes) out(`${edit.file}: plugins.providers ${c}`);
+}
+
+/**
+ * Where `install --package NAME --project` puts pulumi-resource-NAME: beside the host's own names,
+ * but never inside the npm package's own folder, which npm replaces whole on an upgrade (taking
+ * the link with it, and the project's plugins.providers would name a missing file). For an
+ * `npm i -g` install that is the prefix's bin, where npm linked the host's names; npm's upgrade
+ * and uninstall remove only the names of the package's `bin`, and the link's target, the
+ * package's bin/pulumi-dynamic-host, is there again after an upgrade.
+ */
+export function packagePluginDir(): string {
+  const plugins = ourPlugins();
+  if (plugins.embedded) return plugins.dir;
+  return npmGlobalBin(packageRoot(), process.platform) ?? plugins.dir;
+}
+
+/**
+ * The bin directory of the npm prefix that `root` (the package's folder) is globally installed
+ * under, when it holds npm's link to the command: `<prefix>/lib/node_modules/<name>` has its
+ * commands in `<prefix>/bin`; on Windows `<prefix>/node_modules/<name>`, in `<prefix>`.
+ */
+export function npmGlobalBin(root: string, platform: NodeJS.Platform): string | undefined {
+  const p = platform === "win32" ? path.win32 : path.posix;
+  const modules = p.dirname(p.resolve(root));
+  if (p.basename(modules) !== "node_modules") return undefined;
+  const above = p.dirname(modules);
+  const bin = platform === "win32" ? above : p.basename(above) === "lib" ? p.join(p.dirname(above), "bin") : undefined;
+  if (bin === undefined) return undefined;
+  const command = p.join(bin, platform === "win32" ? `${COMMAND_NAME}.cmd` : COMMAND_NAME);
+  return lstatOf(command) ? bin : undefined;
 }
 
 /** Undoes installPackage: the name taken out of DIR, or the project's plugins.providers entry removed (the name stays for other projects). */
@@ -342,11 +443,11 @@ export function uninstallPackage(pkg: string, where: { dir?: string; project?: s
   const name = packagePluginName(pkg);
   if (where.dir !== undefined) return uninstallFromDir(where.dir, out, [name]);
   const root = projectRootOf(where.project ?? undefined);
-  const plugins = ourPlugins();
-  const edit = unregisterProjectPlugins(root, [pkg], plugins.dir);
+  const dir = packagePluginDir();
+  const edit = unregisterProjectPlugins(root, [pkg], dir);
   if (edit.changes.length === 0) out(`${edit.file}: no plugins.providers entry for ${pkg}; nothing changed`);
   for (const c of edit.changes) out(`${edit.file}: plugins.providers ${c}`);
-  out(`left ${path.join(plugins.dir, name)} in place for other projects; \`uninstall --package ${pkg} --dir ${plugins.dir}\` removes it`);
+  out(`left ${path.join(dir, name)} in place for other projects; \`uninstall --package ${pkg} --dir ${dir}\` removes it`);
 }
 
 function packagePluginName(pkg: string): string {

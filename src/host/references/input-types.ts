@@ -118,8 +118,8 @@ function valueType(v: unknown): string {
   return "an object";
 }
 
-/** The declared name `name` is most likely a typo of: within two edits (a swap of neighbours counts one), or undefined. */
-function nearest(name: string, known: readonly string[]): string | undefined {
+/** The known name `name` is most likely a typo of (a "did you mean"): within two edits (a swap of neighbours counts one), or undefined. */
+export function nearest(name: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const k of known) {
