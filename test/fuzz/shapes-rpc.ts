@@ -37,6 +37,15 @@ export const RPC_SHAPES: Shape[] = [
     },
   },
   {
+    // Parameterize names a provider package (src/host/packages): a body naming none, or no folder that is one, is refused.
+    name: "rpc.parameterize",
+    weight: 1,
+    make: (rng) => {
+      const { raw, what } = oddBody(rng);
+      return { method: "Parameterize", expect: "error", onlyCodes: [CODE.INVALID_ARGUMENT], request: () => ({ method: "Parameterize", raw }), note: `${what} body` };
+    },
+  },
+  {
     name: "rpc.configure",
     weight: 2,
     make: (rng) => {
