@@ -101,6 +101,20 @@ describe("provider packages: the folder, Parameterize's two forms, and the packa
     );
   });
 
+  it("a Python package is read, and refused by the Python plugin until Python packages are served", async function () {
+    const dir = path.join(tmp, "counters");
+    fs.mkdirSync(dir);
+    fs.writeFileSync(path.join(dir, "pulumi-provider.yaml"), "pulumi-dynamic-host:\n  providers:\n    counters:index:Counter: counters:CounterProvider\n");
+    fs.writeFileSync(path.join(dir, "pyproject.toml"), '[project]\nname = "acme-counters"\nversion = "0.3.1"\n');
+    const e = await rejection(new ServedPackages(PYTHON_PLUGIN, project).parameterize({ args: { args: [dir] } }));
+    expect(e.message).to.equal(
+      `${dir} is a Python provider package (counters); this version of the host serves Node provider packages only, ` +
+        `and Python ones are declared in the project that uses them (docs/every-language.md)`,
+    );
+    const node = await rejection(new ServedPackages(NODE_PLUGIN, project).parameterize({ args: { args: [dir] } }));
+    expect(node.message).to.contain("is a Python provider package (counters), and this plugin, pulumi-resource-pulumi-nodejs, serves Node ones");
+  });
+
   it("semantic versions as the engine parses them", function () {
     for (const v of ["1.2.0", "0.0.0", "1.2.3-rc.1", "1.2.3+build.5", "10.20.30-alpha-1"]) expect(isSemver(v), v).to.equal(true);
     for (const v of ["v1.2.0", "1.2", "01.2.3", "1.2.3-01", "1.2.3.post1", ""]) expect(isSemver(v), v).to.equal(false);
@@ -177,6 +191,7 @@ describe("provider packages: the folder, Parameterize's two forms, and the packa
     expect(twice.message).to.contain("one process serves one version of a package, since type tokens carry no version");
 
     const wrong = await rejection(new ServedPackages(PYTHON_PLUGIN, project).parameterize({ args: { args: [b] } }));
+    expect(wrong).to.be.instanceOf(PackageError);
     expect(wrong.message).to.equal(
       `${b} is a Node provider package (notes), and this plugin, pulumi-resource-pulumi-python, serves Python ones: add it with pulumi-resource-pulumi-nodejs`,
     );
