@@ -17,12 +17,47 @@ import { expect } from "chai";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { FIXTURES, REPO } from "../helpers/paths.js";
+import { FIXTURES, REPO, TEST_VENV } from "../helpers/paths.js";
 import { E2E_BIN, E2E_ROOT, prepareEngine, sandbox, type Sandbox } from "./harness.js";
 
 const STACK = "dev";
 const OUR_NODE = `${E2E_BIN}/pulumi-resource-pulumi-nodejs`;
+const OUR_PYTHON = `${E2E_BIN}/pulumi-resource-pulumi-python`;
 const TEXT_FILE = "files:index:TextFile";
+
+/** Pulumi YAML's language host next to pulumi, as an installed CLI has it (no "using … from $PATH" warning). */
+function placeYamlHost(): void {
+  prepareEngine();
+  const yamlHost = execFileSync("bash", [`${REPO}scripts/go-program.sh`, "yaml-host", "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  })
+    .trim()
+    .split("\n")
+    .pop()!;
+  fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
+  fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
+  fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);
+}
+
+/** The pulumi CLI in a sandbox: run, or run and required to succeed with no warning of any kind (its stdout and stderr). */
+function pulumiIn(sb: Sandbox) {
+  const cli = (args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const env = { ...process.env, ...sb.env };
+    return new Promise((resolve) => {
+      execFile(`${E2E_BIN}/pulumi`, args, { cwd, env, encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
+      );
+    });
+  };
+  const ok = async (args: string[], cwd: string): Promise<string> => {
+    const res = await cli(args, cwd);
+    expect(res.code, `pulumi ${args.join(" ")}:\n${res.stdout}\n${res.stderr}`).to.equal(0);
+    expect(res.stdout + res.stderr, `pulumi ${args.join(" ")}`).to.not.match(/warning:/);
+    return res.stdout + res.stderr;
+  };
+  return { cli, ok };
+}
 
 function program(content: string): string {
   return `name: package-consumer
@@ -47,34 +82,11 @@ describe("end to end (YAML): a Node provider package added with `pulumi package 
   let consumer: string;
   let pkgDir: string;
 
-  const cli = (args: string[], cwd = consumer): Promise<{ code: number; stdout: string; stderr: string }> => {
-    const env = { ...process.env, ...sb.env };
-    return new Promise((resolve) => {
-      execFile(`${E2E_BIN}/pulumi`, args, { cwd, env, encoding: "utf8", maxBuffer: 256 << 20 }, (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === "number" ? err.code : 1) : 0, stdout, stderr }),
-      );
-    });
-  };
-  /** The CLI's stdout; it must succeed with no warning of any kind. */
-  const ok = async (args: string[], cwd = consumer): Promise<string> => {
-    const res = await cli(args, cwd);
-    expect(res.code, `pulumi ${args.join(" ")}:\n${res.stdout}\n${res.stderr}`).to.equal(0);
-    expect(res.stdout + res.stderr, `pulumi ${args.join(" ")}`).to.not.match(/warning:/);
-    return res.stdout + res.stderr;
-  };
+  const cli = (args: string[], cwd = consumer) => pulumiIn(sb).cli(args, cwd);
+  const ok = (args: string[], cwd = consumer) => pulumiIn(sb).ok(args, cwd);
 
   before(function () {
-    prepareEngine();
-    const yamlHost = execFileSync("bash", [`${REPO}scripts/go-program.sh`, "yaml-host", "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"], {
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "inherit"],
-    })
-      .trim()
-      .split("\n")
-      .pop()!;
-    fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
-    fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
-    fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);
+    placeYamlHost();
     sb = sandbox("e2e-provider-packages");
     fs.mkdirSync(`${E2E_ROOT}/projects`, { recursive: true });
     root = fs.mkdtempSync(`${E2E_ROOT}/projects/provider-packages-`);
@@ -193,5 +205,82 @@ describe("end to end (YAML): a Node provider package added with `pulumi package 
     } finally {
       fs.renameSync(`${pkgDir}-moved`, pkgDir);
     }
+  });
+});
+
+describe("end to end (YAML): a Python provider package added with `pulumi package add`, served through Parameterize", function () {
+  this.timeout(15 * 60 * 1000);
+  const COUNTER = "counters:index:Counter";
+  let sb: Sandbox;
+  let root: string;
+  let consumer: string;
+  let pkgDir: string;
+  const cli = (args: string[]) => pulumiIn(sb).cli(args, consumer);
+  const ok = (args: string[]) => pulumiIn(sb).ok(args, consumer);
+  const counterProgram = (props: string) => `name: counter-consumer
+runtime: yaml
+resources:
+  visits:
+    type: ${COUNTER}
+    properties:
+      ${props}
+outputs:
+  value: \${visits.value}
+  ranBy: \${visits.ranBy}
+`;
+
+  before(function () {
+    placeYamlHost();
+    sb = sandbox("e2e-provider-packages-python");
+    fs.mkdirSync(`${E2E_ROOT}/projects`, { recursive: true });
+    root = fs.mkdtempSync(`${E2E_ROOT}/projects/provider-packages-python-`);
+    pkgDir = path.join(root, "packages", "counters");
+    fs.cpSync(`${FIXTURES}provider-packages/counters-python`, pkgDir, { recursive: true });
+    // The consuming project: a program, and the Python it runs Python providers in (a .venv beside
+    // Pulumi.yaml, as for any YAML project with Python providers: docs/every-language.md), which has
+    // pulumi but nothing of the package.
+    consumer = path.join(root, "consumer");
+    fs.mkdirSync(consumer);
+    fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(consumer, ".venv"));
+    fs.writeFileSync(path.join(consumer, "Pulumi.yaml"), counterProgram("start: 3"));
+  });
+  after(function () {
+    sb?.cleanup();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  async function resources(): Promise<Record<string, any>> {
+    const text = await ok(["stack", "export", "--stack", STACK]);
+    expect(text).to.not.contain("__provider");
+    const out: Record<string, any> = {};
+    for (const r of JSON.parse(text).deployment.resources ?? []) out[r.urn.split("::").pop()] = r;
+    return out;
+  }
+  const outputs = async () => JSON.parse((await cli(["stack", "output", "--json", "--stack", STACK])).stdout);
+
+  it("pulumi package add <our Python plugin> <folder>, then up: run by our Python plugin, its modules imported from the package's folder", async function () {
+    expect(await ok(["package", "add", OUR_PYTHON, "../packages/counters"])).to.contain("Added package counters");
+    expect(fs.readFileSync(path.join(consumer, "Pulumi.yaml"), "utf8")).to.match(/source: pulumi-python\n/);
+    expect(fs.existsSync(path.join(consumer, "sdks", "counters", "counters-0.3.0.yaml"))).to.equal(true);
+    await ok(["stack", "init", STACK]);
+    await ok(["up", "--yes", "--skip-preview", "--stack", STACK]);
+    const out = await outputs();
+    expect(out.value).to.equal(3);
+    expect(out.ranBy.launchedAs, "the plugin that started the worker").to.equal(OUR_PYTHON);
+    expect(out.ranBy.module).to.equal(path.join(pkgDir, "acme_counters", "provider.py"));
+    expect(fs.realpathSync(out.ranBy.python)).to.equal(fs.realpathSync(path.join(consumer, ".venv", "bin", "python")));
+    const state = await resources();
+    expect(state.visits.type).to.equal(COUNTER);
+    expect(state.default_0_3_0.type).to.equal("pulumi:providers:counters");
+  });
+
+  it("a second up and a refresh change nothing; an update runs the package's update; destroy deletes it", async function () {
+    await ok(["up", "--yes", "--skip-preview", "--expect-no-changes", "--stack", STACK]);
+    await ok(["refresh", "--yes", "--skip-preview", "--expect-no-changes", "--stack", STACK]);
+    fs.writeFileSync(path.join(consumer, "Pulumi.yaml"), counterProgram("start: 3\n      step: 2"));
+    await ok(["up", "--yes", "--skip-preview", "--stack", STACK]);
+    expect((await outputs()).value, "update ran advanced() of the package's steps module").to.equal(5);
+    await ok(["destroy", "--yes", "--skip-preview", "--stack", STACK]);
+    expect(Object.values(await resources()).filter((r) => r.type === COUNTER)).to.deep.equal([]);
   });
 });

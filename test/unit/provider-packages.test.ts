@@ -101,16 +101,14 @@ describe("provider packages: the folder, Parameterize's two forms, and the packa
     );
   });
 
-  it("a Python package is read, and refused by the Python plugin until Python packages are served", async function () {
+  it("a Python package is served by the Python plugin, its references imported from its folder; the Node plugin refuses it", async function () {
     const dir = path.join(tmp, "counters");
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, "pulumi-provider.yaml"), "pulumi-dynamic-host:\n  providers:\n    counters:index:Counter: counters:CounterProvider\n");
     fs.writeFileSync(path.join(dir, "pyproject.toml"), '[project]\nname = "acme-counters"\nversion = "0.3.1"\n');
-    const e = await rejection(new ServedPackages(PYTHON_PLUGIN, project).parameterize({ args: { args: [dir] } }));
-    expect(e.message).to.equal(
-      `${dir} is a Python provider package (counters); this version of the host serves Node provider packages only, ` +
-        `and Python ones are declared in the project that uses them (docs/every-language.md)`,
-    );
+    const served = new ServedPackages(PYTHON_PLUGIN, project);
+    expect(await served.parameterize({ args: { args: [dir] } })).to.deep.equal({ name: "counters", version: "0.3.1" });
+    expect(served.get("counters")!.references.lookup("counters:index:Counter")).to.deep.include({ reference: "counters:CounterProvider", packageDir: dir });
     const node = await rejection(new ServedPackages(NODE_PLUGIN, project).parameterize({ args: { args: [dir] } }));
     expect(node.message).to.contain("is a Python provider package (counters), and this plugin, pulumi-resource-pulumi-nodejs, serves Node ones");
   });

@@ -105,14 +105,6 @@ export class ServedPackages {
           `${this.plugin.binary}, serves ${this.plugin.language === "nodejs" ? "Node" : "Python"} ones: add it with ${other}`,
       );
     }
-    if (pkg.language === "python") {
-      // Read and checked like a Node package, but not served yet: its modules would have to be importable
-      // from its folder, in an interpreter that has its dependencies (docs/provider-packages.md, "Next").
-      throw new PackageError(
-        `${dir} is a Python provider package (${pkg.name}); this version of the host serves Node provider packages only, ` +
-          `and Python ones are declared in the project that uses them (docs/every-language.md)`,
-      );
-    }
     return pkg;
   }
 }

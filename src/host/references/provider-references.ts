@@ -50,6 +50,12 @@ export interface ProviderReference {
   projectDir: string;
   /** The type's description and property types, when the declaration gives them (./declared-types.ts). */
   types?: DeclaredTypes;
+  /**
+   * Set for a provider package's reference (src/host/packages): its folder, from which a Python
+   * reference's modules are imported (put first on the worker's sys.path); a Node one resolves
+   * from projectDir, which is the same folder.
+   */
+  packageDir?: string;
 }
 
 /** What a typed declaration says of its resource (docs/schema.md). */
@@ -173,7 +179,9 @@ export class ProviderReferences {
     }
     const found = languageIn(read, dir, name);
     if ("problem" in found) return found;
-    return { name, language: found.language, references: await fromSection(read, found.language, name) };
+    const references = await fromSection(read, found.language, name);
+    for (const entry of references.entries.values()) entry.packageDir = dir;
+    return { name, language: found.language, references };
   }
 
   /** The declaration for `typeToken`, or undefined; throws when the project's section is malformed. */
