@@ -8,10 +8,11 @@ import { encodeStruct, type FStruct } from "./values.js";
 
 export const RESOURCE_RPCS = ["Check", "Diff", "Create", "Read", "Update", "Delete"] as const;
 export type ResourceRpc = (typeof RESOURCE_RPCS)[number];
+/** The RPCs answered with an error whatever their body: refused, or (Parameterize) given no provider package. */
 export const REFUSED_RPCS = [
-  "Handshake", "GetSchema", "CheckConfig", "DiffConfig", "Call", "Construct", "Attach", "GetMapping", "GetMappings", "List",
+  "Handshake", "Parameterize", "GetSchema", "CheckConfig", "DiffConfig", "Call", "Construct", "Attach", "GetMapping", "GetMappings", "List",
 ] as const;
-export type Rpc = ResourceRpc | (typeof REFUSED_RPCS)[number] | "Parameterize" | "Configure" | "Invoke" | "GetPluginInfo" | "Cancel" | "Nope";
+export type Rpc = ResourceRpc | (typeof REFUSED_RPCS)[number] | "Configure" | "Invoke" | "GetPluginInfo" | "Cancel" | "Nope";
 
 export type BagName = "olds" | "news" | "properties" | "inputs" | "oldInputs" | "args";
 type Scalar = "urn" | "id" | "type" | "name" | "timeout" | "preview" | "tok";
