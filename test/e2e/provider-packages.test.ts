@@ -6,13 +6,15 @@
 // folder, takes the package's schema and writes the SDK (for YAML, a lock file
 // holding the parameter value) and the Pulumi.yaml `packages:` entry. Every
 // later run restores the package from that value: up, an unchanged up,
-// refresh, an update and destroy, with the state holding the package's own
-// type names and no `__provider`. The package's provider requires a
+// refresh, an update, `pulumi import` and destroy, with the state holding the
+// package's own type names and no `__provider`. The package's provider requires a
 // dependency from its own node_modules, which the project does not have, and
 // reports which plugin ran it. A new version of the package is taken by
 // adding it again (its old provider in the state, naming the version the
 // folder no longer holds, is refused with the command that fixes it until
 // then); a package moved away from where it was added is refused the same way.
+// A Python package goes through the same lifecycle with our Python plugin, in
+// the consuming project's Python, its modules imported from its own folder.
 import { expect } from "chai";
 import { execFile, execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -188,10 +190,22 @@ describe("end to end (YAML): a Node provider package added with `pulumi package 
     await ok(["refresh", "--yes", "--skip-preview", "--expect-no-changes", "--stack", STACK]);
   });
 
-  it("destroy deletes it through the package", async function () {
+  it("pulumi import adopts an existing file through the package's provider; the YAML it writes comes from the package's schema", async function () {
+    fs.writeFileSync(path.join(consumer, "found.txt"), "found");
+    const said = await ok(["import", TEXT_FILE, "found", path.join(consumer, "found.txt"), "--yes", "--protect=false", "--stack", STACK]);
+    expect(said).to.match(/type: files:(index:)?TextFile/);
+    expect(said).to.match(/content: found/);
+    const state = await resources();
+    expect(state.found.type).to.equal(TEXT_FILE);
+    expect(state.found.inputs).to.deep.equal({ path: path.join(consumer, "found.txt"), content: "found" });
+    expect(state.found.provider).to.match(/::pulumi:providers:files::default_1_3_0::/);
+  });
+
+  it("destroy deletes them through the package", async function () {
     await ok(["destroy", "--yes", "--skip-preview", "--stack", STACK]);
     expect(Object.values(await resources()).filter((r) => r.type === TEXT_FILE)).to.deep.equal([]);
     expect(fs.existsSync(path.join(consumer, "notes.txt"))).to.equal(false);
+    expect(fs.existsSync(path.join(consumer, "found.txt"))).to.equal(false);
   });
 
   it("a package moved from where it was added is refused, naming the folder and the command that fixes it", async function () {
