@@ -16,7 +16,7 @@ import { checkInputs } from "./references/input-types.js";
 import { packageSchema, SchemaError } from "./references/package-schema.js";
 import { ParameterError } from "./packages/parameters.js";
 import { PackageError } from "./packages/provider-package.js";
-import { ServedPackages, type ParameterizeFields } from "./packages/served-packages.js";
+import { ServedPackages, type ParameterizeFields, type ServedPackage } from "./packages/served-packages.js";
 import { onlyProviderDiffers, onlyProviderLayoutChanged } from "./provider-text.js";
 import { redact } from "./secrets/redaction.js";
 import { annotateSecrets } from "./secrets/secret-inputs.js";
@@ -356,8 +356,7 @@ export class DynamicCore {
       `so the dynamic provider cannot be loaded; ${PROVIDER_KEY} must be the serialized provider the SDK writes ` +
       `into every dynamic resource`;
     const typeToken = this.typeToken(call, req);
-    const served = this.packages.get(typeToken.slice(0, Math.max(0, typeToken.indexOf(":"))))?.references;
-    const references = what === "missing" && typeToken ? (served ?? (await this.declarations())) : undefined;
+    const references = what === "missing" && typeToken ? (this.servedFor(typeToken)?.references ?? (await this.declarations())) : undefined;
     // The way to declare is said for an import, and wherever there is a project file to declare it in.
     if (references && (importing || references.file)) {
       message += importing
@@ -409,6 +408,11 @@ export class DynamicCore {
     return (this.references ??= ProviderReferences.load(this.cwd, this.mode.language, this.mode.package));
   }
 
+  /** The provider package serving a type token's package, once Parameterize named it. */
+  private servedFor(typeToken: string): ServedPackage | undefined {
+    return this.packages.get(typeToken.slice(0, Math.max(0, typeToken.indexOf(":"))));
+  }
+
   /** The request's type token: its `type`, or the type in its URN. */
   private typeToken(call: CallInfo, req: ResourceRequest): string {
     return req.type || typeOfUrn(call.urn);
@@ -419,7 +423,7 @@ export class DynamicCore {
     const typeToken = this.typeToken(call, req);
     if (!typeToken) return undefined;
     try {
-      const served = this.packages.get(typeToken.slice(0, Math.max(0, typeToken.indexOf(":"))));
+      const served = this.servedFor(typeToken);
       if (served) return served.references.lookup(typeToken);
       return (await this.declarations()).lookup(typeToken);
     } catch (e) {
