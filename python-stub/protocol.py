@@ -32,7 +32,8 @@ PROTOCOL_VERSION = 7
 # number of ids per worker: $/forget names those it let go (never to be used
 # again), and the worker drops their providers once no request runs them. A provider the project
 # declares in Pulumi.yaml is named instead by `reference`: {"reference":
-# "<module>:<attribute>", "typeToken", "declaredIn": the file}, and no id.
+# "<module>:<attribute>", "typeToken", "declaredIn": the file}, and no id; a
+# provider package's also has "path": its folder, imported from first.
 # `context` is what the provider's call context is made of (call_context.py):
 # {"name", "type", "preview": bool or absent, "deadline": ms since the epoch or
 # absent}; a Delete adds `oldInputs`, the resource's old inputs.
@@ -138,7 +139,7 @@ _KIND_CHECKS = {
     "failures": lambda v: isinstance(v, list)
     and all(isinstance(f, dict) and isinstance(f.get("property"), str) and isinstance(f.get("reason"), str) for f in v),
     "reference": lambda v: isinstance(v, dict)
-    and set(v) == {"reference", "typeToken", "declaredIn"}
+    and {"reference", "typeToken", "declaredIn"} <= set(v) <= {"reference", "typeToken", "declaredIn", "path"}
     and all(isinstance(x, str) for x in v.values()),
     "context": lambda v: isinstance(v, dict)
     and set(v) <= {"name", "type", "preview", "deadline"}

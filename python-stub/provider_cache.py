@@ -81,9 +81,12 @@ class Providers:
     def get(self, text):
         return self._cached(text, lambda: self._from_text(text))
 
-    def by_reference(self, reference, origin):
-        """The provider `reference` names; `origin` says where it was written, for errors ("declared for …")."""
-        return self._cached(("reference", reference), lambda: self._from_reference(reference, origin))
+    def by_reference(self, reference, origin, path=None):
+        """
+        The provider `reference` names; `origin` says where it was written, for errors ("declared for …").
+        `path`: a provider package's folder, put first on sys.path before its module is imported.
+        """
+        return self._cached(("reference", path, reference), lambda: self._from_reference(reference, origin, path))
 
     def _cached(self, key, make):
         provider = self._cache.get(key)
@@ -106,7 +109,9 @@ class Providers:
         self._configure(provider)
         return provider
 
-    def _from_reference(self, reference, origin):
+    def _from_reference(self, reference, origin, path=None):
+        if path is not None and path not in sys.path:
+            sys.path.insert(0, path)
         try:
             provider = references.resolve(reference)
         except references.ReferenceProblem as e:
@@ -202,5 +207,5 @@ def provider_for(p):
     reference = p.get("reference")
     if reference is not None:
         origin = f"declared for {reference['typeToken']} in {reference['declaredIn']}"
-        return PROVIDERS.by_reference(reference["reference"], origin)
+        return PROVIDERS.by_reference(reference["reference"], origin, reference.get("path"))
     return PROVIDERS.get(p["provider"])

@@ -78,10 +78,11 @@ ${registrationLines()}
   launcher would pick for the program; --other-python: a Python of another CPython minor with pulumi
   and dill (the version-drift case; otherwise searched for as the plugin searches).
   See ${docReference("conformance")}.`,
-  schema: `usage: pulumi-dynamic-host schema [--package NAME] [DIR]
+  schema: `usage: pulumi-dynamic-host schema [--package NAME] [--version V] [DIR]
   Prints the Pulumi package schema of the dynamic types that the project in DIR (default: here) declares
   with types in its Pulumi.yaml: what the plugin's GetSchema answers, for YAML programs and
   \`pulumi package gen-sdk\`. --package: pulumi-nodejs or pulumi-python, when the project declares both.
+  --version: the version the schema states, which the SDKs generated from it take (default 0.0.0).
   Exit status: 0 printed, 1 no schema (the message says why), 2 usage error. See ${docReference("schema")}.`,
   docs: `usage: pulumi-dynamic-host docs [NAME]
   Without NAME, lists the documents that come with this host; with one (e.g. import-and-repair),

@@ -14,6 +14,9 @@ import type { Mode } from "./plugin/modes.js";
 import { DeclarationError, ProviderReferences, type ProviderReference } from "./references/provider-references.js";
 import { checkInputs } from "./references/input-types.js";
 import { packageSchema, SchemaError } from "./references/package-schema.js";
+import { ParameterError } from "./packages/parameters.js";
+import { PackageError } from "./packages/provider-package.js";
+import { ServedPackages, type ParameterizeFields, type ServedPackage } from "./packages/served-packages.js";
 import { onlyProviderDiffers, onlyProviderLayoutChanged } from "./provider-text.js";
 import { redact } from "./secrets/redaction.js";
 import { annotateSecrets } from "./secrets/secret-inputs.js";
@@ -65,6 +68,8 @@ export interface CoreOptions {
   cwd?: string;
   /** Where messages about a resource go (default: nowhere). */
   engineLog?: EngineLog;
+  /** The plugin's version (GetPluginInfo's): a parameterized package's schema names it as its base provider's. */
+  pluginVersion?: () => string;
 }
 
 /** The operations that run the project's code instead of the state's when a type's declaration asks (latestCode). */
@@ -82,6 +87,9 @@ export class DynamicCore {
   private references?: Promise<ProviderReferences>;
   /** The declared types whose requests without `__provider` have been said to run their declaration. */
   private readonly saidDeclared = new Set<string>();
+  /** The provider packages Parameterize asked this process to serve (./packages/served-packages.ts). */
+  readonly packages: ServedPackages;
+  private readonly pluginVersion: () => string;
 
   constructor(
     readonly mode: Mode,
@@ -91,6 +99,18 @@ export class DynamicCore {
     this.cwd = opts.cwd ?? process.cwd();
     this.engineLog = opts.engineLog ?? NO_ENGINE_LOG;
     this.outputs = new CallOutputs(this.engineLog);
+    this.packages = new ServedPackages(mode, this.cwd);
+    this.pluginVersion = opts.pluginVersion ?? (() => "0.0.0");
+  }
+
+  /** Parameterize: the package its arguments or value name, served from here on; its name and version. */
+  async parameterize(req: ParameterizeFields): Promise<{ name: string; version: string }> {
+    try {
+      return await this.packages.parameterize(req);
+    } catch (e) {
+      if (!(e instanceof ParameterError || e instanceof PackageError)) throw e;
+      throw new BadRequestError(`Parameterize: ${e.message}`, grpc.status.INVALID_ARGUMENT);
+    }
   }
 
   configure(args: Bag): Promise<void> {
@@ -177,10 +197,38 @@ export class DynamicCore {
    * The package schema of the types the project declares for this plugin's
    * package, as JSON (./references/package-schema.ts); undefined when it declares none.
    */
-  async schema(): Promise<string | undefined> {
+  async schema(subpackage?: { name: string; version: string }): Promise<string | undefined> {
+    if (subpackage?.name) return this.packageSchema(subpackage.name, subpackage.version);
     try {
       const declared = (await this.declarations()).all();
       return declared.length === 0 ? undefined : JSON.stringify(packageSchema(declared, { name: this.mode.package }));
+    } catch (e) {
+      if (!(e instanceof DeclarationError || e instanceof SchemaError)) throw e;
+      throw new BadRequestError(`GetSchema: ${e.message}`, grpc.status.FAILED_PRECONDITION);
+    }
+  }
+
+  /**
+   * The schema of a package Parameterize named: its name and version, and its
+   * parameterization (this plugin as the base provider, the value restoring the
+   * package), which `pulumi package add` writes into the SDK it generates.
+   */
+  private packageSchema(name: string, version: string): string {
+    const pkg = this.packages.get(name);
+    if (!pkg) {
+      throw new BadRequestError(`GetSchema: the schema of ${name} was asked for, and Parameterize has not named that package in this plugin process`, grpc.status.INVALID_ARGUMENT);
+    }
+    if (version && version !== pkg.version) {
+      throw new BadRequestError(`GetSchema: the schema of ${name} ${version} was asked for, and this process serves ${name} ${pkg.version}`, grpc.status.INVALID_ARGUMENT);
+    }
+    try {
+      const schema = packageSchema(pkg.references.all(), {
+        name: pkg.name,
+        version: pkg.version,
+        description: `The provider package ${pkg.distribution || pkg.name} (${pkg.dir}), served by pulumi-dynamic-host.`,
+        parameterization: { baseProvider: { name: this.mode.package, version: this.pluginVersion() }, parameter: pkg.value.toString("base64") },
+      });
+      return JSON.stringify(schema);
     } catch (e) {
       if (!(e instanceof DeclarationError || e instanceof SchemaError)) throw e;
       throw new BadRequestError(`GetSchema: ${e.message}`, grpc.status.FAILED_PRECONDITION);
@@ -256,7 +304,7 @@ export class DynamicCore {
     const urn = req.urn ?? "";
     for (const token of [req.type ?? "", typeOfUrn(urn)]) {
       const pkg = token.includes(":") ? token.slice(0, token.indexOf(":")) : "";
-      if (pkg !== "" && pkg !== this.mode.package) {
+      if (pkg !== "" && pkg !== this.mode.package && !this.packages.get(pkg)) {
         throw new BadRequestError(
           `${operation} ${urn || token}: this plugin (${this.mode.binary}) serves ${this.mode.package} resources, ` +
             `but the request is for type ${token} of package ${pkg}; the engine should have launched pulumi-resource-${pkg}`,
@@ -308,7 +356,7 @@ export class DynamicCore {
       `so the dynamic provider cannot be loaded; ${PROVIDER_KEY} must be the serialized provider the SDK writes ` +
       `into every dynamic resource`;
     const typeToken = this.typeToken(call, req);
-    const references = what === "missing" && typeToken ? await this.declarations() : undefined;
+    const references = what === "missing" && typeToken ? (this.servedFor(typeToken)?.references ?? (await this.declarations())) : undefined;
     // The way to declare is said for an import, and wherever there is a project file to declare it in.
     if (references && (importing || references.file)) {
       message += importing
@@ -360,6 +408,11 @@ export class DynamicCore {
     return (this.references ??= ProviderReferences.load(this.cwd, this.mode.language, this.mode.package));
   }
 
+  /** The provider package serving a type token's package, once Parameterize named it. */
+  private servedFor(typeToken: string): ServedPackage | undefined {
+    return this.packages.get(typeToken.slice(0, Math.max(0, typeToken.indexOf(":"))));
+  }
+
   /** The request's type token: its `type`, or the type in its URN. */
   private typeToken(call: CallInfo, req: ResourceRequest): string {
     return req.type || typeOfUrn(call.urn);
@@ -370,6 +423,8 @@ export class DynamicCore {
     const typeToken = this.typeToken(call, req);
     if (!typeToken) return undefined;
     try {
+      const served = this.servedFor(typeToken);
+      if (served) return served.references.lookup(typeToken);
       return (await this.declarations()).lookup(typeToken);
     } catch (e) {
       if (!(e instanceof DeclarationError)) throw e;

@@ -3,7 +3,8 @@
 // → core.ts (provider selection, responses; diff.ts, provider-text.ts) → the
 // runtime contract the language adapters implement (runtime.ts, errors.ts,
 // deferred-runtime.ts). Each concept beside it is a folder of its own (wire,
-// secrets, engine, references, limits, tuning, files, plugin, diagnostics): the
+// secrets, engine, references, packages, limits, tuning, files, plugin,
+// diagnostics): the
 // serving path may import them all, no folder imports the serving path, and
 // nothing in src/host imports a language adapter (src/node-dynamic,
 // src/python-bridge) or src/cli. The table is test/unit/import-rules.test.ts.

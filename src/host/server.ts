@@ -104,7 +104,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
     reachable: () => toEngine.reachable(),
     close: () => toEngine.close(),
   };
-  const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: viaAttached });
+  const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: viaAttached, pluginVersion: opts.pluginVersion });
   // The first resource call asks whether the engine's Log can be reached (a connection and a
   // health check, ≈ 10 ms): asked once the port line is out, it is answered by the time that call comes.
   warmUps?.push(() => void viaAttached.reachable());
@@ -119,10 +119,13 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
   type Req = Record<string, any>;
   return {
     Handshake: refuse("Handshake"),
-    Parameterize: refuse("Parameterize"),
+    // A provider package (./packages): by the folder `pulumi package add` names, or by the value its SDK embeds.
+    Parameterize: unary("Parameterize", (req: Req) => core.parameterize({ args: req.args ?? undefined, value: req.value ?? undefined })),
     // A project that declares types of this package gets their schema (./references/package-schema.ts); else, as the references, none.
-    GetSchema: unary("GetSchema", async () => {
-      const schema = await core.schema();
+    // A parameterized package's is asked for by its name and version.
+    GetSchema: unary("GetSchema", async (req: { subpackage_name?: string; subpackage_version?: string }) => {
+      const sub = req.subpackage_name ? { name: req.subpackage_name, version: req.subpackage_version ?? "" } : undefined;
+      const schema = await core.schema(sub);
       if (schema === undefined) throw new NotImplementedError(mode.unimplemented("GetSchema"));
       return { schema };
     }),

@@ -8,6 +8,7 @@ import { encodeStruct, type FStruct } from "./values.js";
 
 export const RESOURCE_RPCS = ["Check", "Diff", "Create", "Read", "Update", "Delete"] as const;
 export type ResourceRpc = (typeof RESOURCE_RPCS)[number];
+/** The RPCs answered with an error whatever their body: refused, or (Parameterize) given no provider package. */
 export const REFUSED_RPCS = [
   "Handshake", "Parameterize", "GetSchema", "CheckConfig", "DiffConfig", "Call", "Construct", "Attach", "GetMapping", "GetMappings", "List",
 ] as const;

@@ -32,7 +32,9 @@ export const RPC_SHAPES: Shape[] = [
       const method = rng.pick(REFUSED_RPCS);
       const { raw, what } = oddBody(rng);
       // A body that is no message of the method's type may be refused as such, before the method is looked at.
-      const codes = what === "random bytes" ? [CODE.UNIMPLEMENTED, CODE.INVALID_ARGUMENT] : [CODE.UNIMPLEMENTED];
+      // Parameterize is answered (src/host/packages): a body naming no folder that is a provider package is a bad request.
+      const codes =
+        method === "Parameterize" ? [CODE.INVALID_ARGUMENT] : what === "random bytes" ? [CODE.UNIMPLEMENTED, CODE.INVALID_ARGUMENT] : [CODE.UNIMPLEMENTED];
       return { method, expect: "error", onlyCodes: codes, request: () => ({ method, raw }), note: `${what} body` };
     },
   },

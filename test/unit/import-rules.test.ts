@@ -22,6 +22,7 @@ const HOST_WINGS = [
   "host/secrets",
   "host/engine",
   "host/references",
+  "host/packages",
   "host/tuning",
 ] as const;
 
@@ -49,6 +50,7 @@ export const ALLOWED: Record<string, readonly string[]> = {
   "host/secrets": ["host/wire"],
   "host/engine": ["host/diagnostics", "host/wire", "host/secrets"],
   "host/references": ["host/diagnostics", "host/files", "host/plugin", "host/wire"],
+  "host/packages": ["host/diagnostics", "host/files", "host/plugin", "host/references"],
   "host/tuning": ["host/diagnostics"],
   // The serving path uses every wing; no wing imports it, and nothing in src/host imports an adapter.
   host: [...HOST_WINGS],

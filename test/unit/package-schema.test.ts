@@ -184,6 +184,23 @@ describe("declared types: the package schema", function () {
     }
     expect(stderr.text()).to.contain("declares types of pulumi-nodejs and pulumi-python: say which package's schema to print with --package");
   });
+
+  it("the schema command states a version (0.0.0, or --version's) that the Node SDK generator respects, so its SDK works as generated", async function () {
+    const printed = async (...args: string[]) => {
+      const lines: string[] = [];
+      expect(await runSchema([...args, "--package", "pulumi-nodejs", dir], (l) => lines.push(l))).to.equal(0);
+      return JSON.parse(lines.join("\n"));
+    };
+    expect(await printed()).to.deep.include({ version: "0.0.0", language: { nodejs: { respectSchemaVersion: true } } });
+    expect((await printed("--version", "1.4.0")).version).to.equal("1.4.0");
+    const stderr = captureStderr();
+    try {
+      expect(await runSchema(["--version", "v1", dir], () => {})).to.equal(2);
+    } finally {
+      stderr.restore();
+    }
+    expect(stderr.text()).to.contain('--version needs a semantic version (major.minor.patch, e.g. 1.2.0), got "v1"');
+  });
 });
 
 describe("declared types: the inputs of a request, checked before the provider runs", function () {

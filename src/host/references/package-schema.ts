@@ -18,8 +18,20 @@ type Json = Record<string, unknown>;
 export interface SchemaOptions {
   /** The package's name: the first part of every type token it serves. */
   name: string;
-  /** The package version the schema states; left out when unset. */
+  /**
+   * The package version the schema states; left out when unset. Stated, the
+   * Node SDK generator is told to use it (language.nodejs.respectSchemaVersion)
+   * rather than write the "${VERSION}" placeholder a publishing pipeline fills in.
+   */
   version?: string;
+  /** The package's description (default: the project's declarations'). */
+  description?: string;
+  /**
+   * A parameterized package's parameterization (docs/provider-packages.md): the
+   * plugin that serves it and the value (base64) that restores it, which the
+   * SDKs generated from the schema embed.
+   */
+  parameterization?: { baseProvider: { name: string; version: string }; parameter: string };
 }
 
 /** A schema cannot be made from these declarations: what and where. */
@@ -52,9 +64,11 @@ export function packageSchema(references: readonly ProviderReference[], opts: Sc
   return {
     name: opts.name,
     ...(opts.version ? { version: opts.version } : {}),
-    description: `Dynamic resource types declared in the project's Pulumi.yaml, served by pulumi-dynamic-host.`,
+    description: opts.description ?? `Dynamic resource types declared in the project's Pulumi.yaml, served by pulumi-dynamic-host.`,
     // Type tokens keep their module as written (dynamic/files), the way the programs register them.
     meta: { moduleFormat: "(.*)" },
+    ...(opts.version ? { language: { nodejs: { respectSchemaVersion: true } } } : {}),
+    ...(opts.parameterization ? { parameterization: opts.parameterization } : {}),
     types,
     resources,
   };

@@ -50,6 +50,12 @@ export interface ProviderReference {
   projectDir: string;
   /** The type's description and property types, when the declaration gives them (./declared-types.ts). */
   types?: DeclaredTypes;
+  /**
+   * Set for a provider package's reference (src/host/packages): its folder, from which a Python
+   * reference's modules are imported (put first on the worker's sys.path); a Node one resolves
+   * from projectDir, which is the same folder.
+   */
+  packageDir?: string;
 }
 
 /** What a typed declaration says of its resource (docs/schema.md). */
@@ -127,6 +133,55 @@ export class ProviderReferences {
       else packages.set(pkg, await fromSection(read, dynamic ?? own!.language, pkg));
     }
     return { file: read.file, packages };
+  }
+
+  /**
+   * The declarations of a provider package (src/host/packages, docs/provider-packages.md):
+   * `file` holds the section as a project's Pulumi.yaml does, `dir` (the package's folder) is
+   * where its relative module paths start. The package's name is its type tokens' first
+   * part, which they must share; its language is told by their references' shapes.
+   */
+  static async loadPackageFile(
+    file: string,
+    dir: string,
+  ): Promise<{ name: string; language: Language; references: ProviderReferences } | { problem: string }> {
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch (e) {
+      return { problem: `${file} could not be read: ${(e as Error).message}` };
+    }
+    const yaml = await import("yaml");
+    const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
+    let doc: unknown;
+    try {
+      doc = parse(text);
+    } catch (e) {
+      return { problem: `${file} is not valid YAML: ${(e as Error).message}` };
+    }
+    const section = doc && typeof doc === "object" ? (doc as Record<string, unknown>)[SECTION] : undefined;
+    if (section === undefined || section === null) {
+      return { problem: `${file} has no ${SECTION} section: a provider package declares its types there, as a project's Pulumi.yaml does` };
+    }
+    const read: ProjectSection = { root: dir, file, section };
+    const names = [...new Set(Object.keys(rawProviders(read)).map((t) => t.slice(0, Math.max(0, t.indexOf(":")))))];
+    if (names.length === 0) return { problem: `${file} declares no types: declare them under ${SECTION}.providers as <package>:<module>:<Type>` };
+    if (names.length > 1 || names[0] === "") {
+      return {
+        problem:
+          `${file} declares types of ${names.map((n) => JSON.stringify(n)).join(" and ")}; a provider package's type tokens ` +
+          `all begin with its one package name (<package>:<module>:<Type>)`,
+      };
+    }
+    const name = names[0];
+    if (Object.values(DYNAMIC_PACKAGE).includes(name)) {
+      return { problem: `${file} declares types of ${name}, the dynamic plugin's own package; a provider package names its types after a package of its own (files:index:TextFile)` };
+    }
+    const found = languageIn(read, dir, name);
+    if ("problem" in found) return found;
+    const references = await fromSection(read, found.language, name);
+    for (const entry of references.entries.values()) entry.packageDir = dir;
+    return { name, language: found.language, references };
   }
 
   /** The declaration for `typeToken`, or undefined; throws when the project's section is malformed. */

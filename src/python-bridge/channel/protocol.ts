@@ -106,7 +106,7 @@ const kindSchema: Record<FieldKind, z.ZodMiniType> = {
   changes: z.enum(["some", "none", "unknown"]),
   replaces: z.array(z.string()),
   failures: z.array(z.strictObject({ property: z.string(), reason: z.string() })),
-  reference: z.strictObject({ reference: z.string(), typeToken: z.string(), declaredIn: z.string() }),
+  reference: z.strictObject({ reference: z.string(), typeToken: z.string(), declaredIn: z.string(), path: z.optional(z.string()) }),
   context: z.strictObject({ name: z.string(), type: z.string(), preview: z.nullish(z.boolean()), deadline: z.nullish(z.number()) }),
   any: z.unknown(),
 };
@@ -188,7 +188,8 @@ const kindCheck: Record<FieldKind, (v: unknown) => boolean> = {
     v.every((f) => isPlainRecord(f) && typeof f.property === "string" && typeof f.reason === "string" && Object.keys(f).length === 2),
   reference: (v) =>
     isPlainRecord(v) &&
-    Object.keys(v).length === 3 &&
+    Object.keys(v).length === (v.path === undefined ? 3 : 4) &&
+    (v.path === undefined || typeof v.path === "string") &&
     typeof v.reference === "string" &&
     typeof v.typeToken === "string" &&
     typeof v.declaredIn === "string",
