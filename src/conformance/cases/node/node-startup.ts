@@ -1,6 +1,7 @@
 // Spec §9 rows about starting, negotiating and refusing (Node).
 import { equal, matches, session, type Case } from "../../case.js";
 import type { Outcome } from "../../client.js";
+import { parameterizeDifference } from "../parameterize.js";
 
 const s = session({ id: "node/startup", language: "nodejs", suite: ["differential (Node): start-up and protocol surface"] });
 
@@ -19,7 +20,7 @@ async function startAndStop(ctx: Parameters<Case["ask"]>[0], args?: string[]): P
   return { portLine: p.stdout[0], info, userStdout: p.userStdout, stderr: p.stderr };
 }
 
-const UNIMPLEMENTED = ["parameterize", "getSchema", "checkConfig", "diffConfig", "call", "construct", "attach", "getMapping", "getMappings"];
+const UNIMPLEMENTED = ["getSchema", "checkConfig", "diffConfig", "call", "construct", "attach", "getMapping", "getMappings"];
 
 export const nodeStartup: Case[] = [
   s.case<Run>("1-start-port-line", {
@@ -92,6 +93,13 @@ export const nodeStartup: Case[] = [
       expect: (o) => equal(o.code, 12, "status"),
     }),
   ),
+
+  s.case<Outcome>("10-unimplemented-parameterize", {
+    title: "10 unimplemented_matrix: parameterize",
+    spec: ["10"],
+    ask: (ctx) => ctx.client.refused("parameterize"),
+    difference: parameterizeDifference(),
+  }),
 
   s.case<Outcome>("11-invoke-error", {
     title: "11 invoke_error: UNKNOWN `unknown function <tok>`",

@@ -11,6 +11,7 @@ import path from "node:path";
 import { equal, includes, matches, Needs, ok, session, UNKNOWN, type Case, type CaseContext } from "../../case.js";
 import { EMPTY_DIFF_VIEW, type Outcome, type Props } from "../../client.js";
 import { ENGINE_ADDRESS } from "../../driver.js";
+import { parameterizeDifference } from "../parameterize.js";
 import {
   BASE_ENV,
   expectBareTraceback,
@@ -339,7 +340,6 @@ const startup: Case[] = [
 const proto = session({ id: "python/protocol", language: "python", suite: [SUITE, "protocol surface (rows 7–14)"], launch });
 
 const REFUSALS: [string, string][] = [
-  ["parameterize", "Method not implemented!"],
   ["getSchema", "GetSchema is not implemented by the dynamic provider"],
   ["checkConfig", "CheckConfig is not implemented by the dynamic provider"],
   ["diffConfig", "DiffConfig is not implemented by the dynamic provider"],
@@ -377,6 +377,12 @@ const protocol: Case[] = [
       expect: (o) => equal(o, { code: 12, details }),
     }),
   ),
+  proto.case<Outcome>("10-unimplemented-parameterize", {
+    title: "10 unimplemented_matrix: parameterize is UNIMPLEMENTED `Method not implemented!`",
+    spec: ["10"],
+    ask: (ctx) => ctx.client.refused("parameterize"),
+    difference: parameterizeDifference("Method not implemented!"),
+  }),
   proto.case<Outcome>("11-invoke-error", {
     title: "11 invoke_error: UNIMPLEMENTED `Invoke is not implemented by the dynamic provider`",
     spec: ["11"],
