@@ -225,7 +225,7 @@ export class DynamicCore {
       const schema = packageSchema(pkg.references.all(), {
         name: pkg.name,
         version: pkg.version,
-        description: `The provider package ${pkg.distribution || pkg.name} (${pkg.dir}), served by pulumi-dynamic-host.`,
+        description: `The provider package ${pkg.distribution || pkg.name} ${pkg.version}, served by pulumi-dynamic-host.`,
         parameterization: { baseProvider: { name: this.mode.package, version: this.pluginVersion() }, parameter: pkg.value.toString("base64") },
       });
       return JSON.stringify(schema);
