@@ -2,6 +2,7 @@
 // against a dynamic-provider plugin command, as the engine would run it, in the
 // current project (its @pulumi/pulumi, its Python), and prints a table or JSON.
 import fs from "node:fs";
+import path from "node:path";
 import type { Language } from "../conformance/case.js";
 import { toJunit } from "../conformance/junit.js";
 import { resolveInterpreter } from "../python-bridge/interpreter.js";
@@ -70,7 +71,8 @@ function parse(args: readonly string[]): Args | string {
           got.json = true;
           break;
         case "--other-python":
-          got.otherPython = value();
+          // Taken from the user's folder, as the plugin command's paths are (the plugins run elsewhere).
+          got.otherPython = path.resolve(value());
           break;
         case "--junit":
           got.junit = value();
