@@ -60,7 +60,9 @@ export const COMMAND_USAGE = {
   schema: `usage: pulumi-dynamic-host schema [--package NAME] [DIR]
   Prints the Pulumi package schema of the dynamic types that the project in DIR (default: here) declares
   with types in its Pulumi.yaml: what the plugin's GetSchema answers, for YAML programs and
-  \`pulumi package gen-sdk\`. --package: pulumi-nodejs or pulumi-python, when the project declares both.
+  \`pulumi package gen-sdk\`. --package NAME: the package whose schema to print (pulumi-nodejs,
+  pulumi-python, or a package of your own, e.g. files for types declared as files:index:TextFile),
+  when the project declares types of more than one.
   Exit status: 0 printed, 1 no schema (the message says why), 2 usage error. See ${docReference("schema")}.`,
   docs: `usage: pulumi-dynamic-host docs [NAME]
   Without NAME, lists the documents that come with this host; with one (e.g. import-and-repair),

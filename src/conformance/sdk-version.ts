@@ -61,7 +61,14 @@ function readJson(file: string): { name?: string; version?: string } | undefined
 
 /** The version of the `@pulumi/pulumi` package folder that holds `file`, if one does. */
 export function enclosingNodeSdk(file: string): string | undefined {
-  let dir = path.dirname(path.resolve(file));
+  // A link to the plugin's file is that file (Node runs a linked main module from its real path).
+  let real = path.resolve(file);
+  try {
+    real = fs.realpathSync(real);
+  } catch {
+    // not there: its own folder is all there is to look at
+  }
+  let dir = path.dirname(real);
   for (;;) {
     const pkg = readJson(path.join(dir, "package.json"));
     if (pkg?.name === "@pulumi/pulumi" && pkg.version) return pkg.version;
