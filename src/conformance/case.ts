@@ -283,13 +283,21 @@ export function diedOf(exit: { code: number | null; signal: string | null } | un
   return exit.signal === signal || (exit.signal === null && exit.code === 128 + os.constants.signals[signal]);
 }
 
-/** The command name (Linux /proc comm) of the leader of a launched plugin's process group, undefined when it is gone or unknown. */
+/**
+ * The program the leader of a launched plugin's process group runs (Linux /proc: the executable's name,
+ * which for a `#!/bin/sh` script is the shell's, e.g. `dash`; else its comm), undefined when it is gone.
+ */
 export function groupLeaderCommand(p: Pick<LaunchedPlugin, "groupPids">): string | undefined {
   for (const pid of p.groupPids()) {
     try {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
       const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-      if (pgrp === pid) return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      if (pgrp !== pid) continue;
+      try {
+        return fs.readlinkSync(`/proc/${pid}/exe`).split("/").pop()!.replace(/ \(deleted\)$/, "");
+      } catch {
+        return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      }
     } catch {
       // ended while we looked
     }

@@ -64,7 +64,14 @@ function sh(line: string, cwd: string): Promise<Ran> {
 
 /** Exit 0, the summary saying it conforms; the report shown on failure. */
 function expectConforms(r: Ran, line: string): void {
-  const shown = `${line}\n${r.stdout.split("\n").filter((l) => !l.startsWith("pass ")).join("\n").slice(-6000)}\n${r.stderr.slice(-3000)}`;
+  // The failed cases with what differed (a line at the margin starts each case), then the summary.
+  const failed: string[] = [];
+  let inFailure = false;
+  for (const l of r.stdout.split("\n")) {
+    if (!l.startsWith(" ")) inFailure = l.startsWith("fail ");
+    if (inFailure) failed.push(l);
+  }
+  const shown = `${line}\n${r.stdout.split("\n").slice(0, 2).join("\n")}\n${failed.join("\n").slice(0, 8000)}\n${r.stdout.trimEnd().split("\n").pop()}\n${r.stderr.slice(-3000)}`;
   expect(r.code, shown).to.equal(0);
   expect(r.stdout, shown).to.match(/ 0 fail(, \d+ not run [^\n]*)? — conforms\n$/);
 }

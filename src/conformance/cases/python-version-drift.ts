@@ -36,8 +36,10 @@ export const pythonVersionDrift: Case[] = [
       // interpreter is never chosen from (the kit's own search found it where the plugin looks anyway).
       const p = await ctx.launch({ env: { ...BASE_ENV, PATH: [process.env.PATH, path.dirname(otherPython)].filter(Boolean).join(path.delimiter) } });
       const o = await p.client.create({ urn: ctx.urn("old"), properties: { __provider: payload } });
-      // A plugin that dropped the connection: how its process ended.
-      const exit = o.code === 14 ? await p.stop() : undefined;
+      // A plugin that dropped the connection: how its process ended. It ends by itself (a wrapper as soon as
+      // its Python does), and is waited for before the engine's stop, whose SIGINT would otherwise reach a
+      // wrapper still reaping its child; one that lives on is stopped as the engine stops it.
+      const exit = o.code === 14 ? await Promise.race([p.exited, new Promise<void>((r) => setTimeout(r, 10_000).unref()).then(() => p.stop())]) : undefined;
       return { other, otherPython, o, exit };
     },
     difference: {
