@@ -152,6 +152,25 @@ if [ "$tests" = 1 ]; then
   ln -sfn "$actionlint_dir/actionlint" .cache/actionlint
 fi
 
+# An older @pulumi/pulumi (3.248.0, what `npm install @pulumi/pulumi` gives on
+# Node 20, whose plugin answers a read without properties as releases before
+# 3.268.0 do), for the conformance kit's check that Pulumi's Node plugin of an
+# earlier release conforms too (test/conformance/readme-commands.test.ts):
+# installed once under ~/.cache, linked at .cache/sdk-nodejs-3.248.0.
+if [ "$tests" = 1 ]; then
+  old_sdk=3.248.0
+  old_sdk_dir=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/sdk-nodejs-$old_sdk
+  if [ ! -f "$old_sdk_dir/.complete" ]; then
+    echo "setup: installing @pulumi/pulumi $old_sdk in $old_sdk_dir" >&2
+    rm -rf "$old_sdk_dir"
+    mkdir -p "$old_sdk_dir"
+    echo '{"name":"sdk-nodejs-old","private":true}' > "$old_sdk_dir/package.json"
+    npm install --no-audit --no-fund --loglevel=error --prefix "$old_sdk_dir" "@pulumi/pulumi@$old_sdk" >&2
+    touch "$old_sdk_dir/.complete"
+  fi
+  ln -sfn "$old_sdk_dir" .cache/sdk-nodejs-$old_sdk
+fi
+
 # The Go end-to-end program (test/e2e/go-program, an Automation API driver), for
 # test/e2e/go-declared.test.ts: built once per source hash under ~/.cache
 # (about 2.5 min cold on 2 cores, downloads included), reused after. The test

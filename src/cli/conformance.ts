@@ -2,13 +2,16 @@
 // against a dynamic-provider plugin command, as the engine would run it, in the
 // current project (its @pulumi/pulumi, its Python), and prints a table or JSON.
 import fs from "node:fs";
+import path from "node:path";
 import type { Language } from "../conformance/case.js";
 import { toJunit } from "../conformance/junit.js";
 import { resolveInterpreter } from "../python-bridge/interpreter/interpreter.js";
 import { exitCode, header, summary, toJson, verdictLines } from "../conformance/report.js";
 import { resolvePayloadPython } from "../conformance/payloads-python.js";
 import { pythonReferenceCommand } from "../conformance/python-reference.js";
+import { CommandError, resolvePluginCommand } from "../conformance/plugin-command.js";
 import { commandFromString, runConformance } from "../conformance/run.js";
+import { pluginSdkVersion, RECORDED_WITH, validVersion } from "../conformance/sdk-version.js";
 import { pluginLaunch } from "./doctor/plugin-launch.js";
 import { usageError } from "./usage.js";
 
@@ -23,6 +26,7 @@ interface Args {
   json: boolean;
   otherPython?: string;
   junit?: string;
+  sdkVersion?: string;
 }
 
 /** What each option takes, for the message when it is missing. */
@@ -33,6 +37,7 @@ const VALUE_OF: Record<string, string> = {
   "--only": "a case id prefix or glob",
   "--other-python": "a path to a python",
   "--junit": "a file to write the JUnit XML report to",
+  "--sdk-version": "a version of Pulumi's SDK (e.g. 3.248.0)",
 };
 
 function parse(args: readonly string[]): Args | string {
@@ -66,11 +71,18 @@ function parse(args: readonly string[]): Args | string {
           got.json = true;
           break;
         case "--other-python":
-          got.otherPython = value();
+          // Taken from the user's folder, as the plugin command's paths are (the plugins run elsewhere).
+          got.otherPython = path.resolve(value());
           break;
         case "--junit":
           got.junit = value();
           break;
+        case "--sdk-version": {
+          const v = value();
+          if (!validVersion(v)) return `--sdk-version must be a version like 3.248.0, not ${JSON.stringify(v)}`;
+          got.sdkVersion = v;
+          break;
+        }
         default:
           return `unknown argument ${JSON.stringify(a)}`;
       }
@@ -88,6 +100,14 @@ function projectVirtualenv(programDir: string, env: NodeJS.ProcessEnv): string |
   if (!env.PULUMI_RUNTIME_VIRTUALENV && !env.PULUMI_RUNTIME_TOOLCHAIN) return undefined;
   const r = resolveInterpreter(programDir, env);
   return r.ok ? r.interpreter.virtualenv : undefined;
+}
+
+/** The header's second line: which SDK the expectations were recorded with, and which the plugin is judged as. */
+function recordedLine(language: Language, version: string | undefined, given: boolean): string {
+  const sdk = language === "nodejs" ? "@pulumi/pulumi" : "pulumi (PyPI)";
+  const recorded = `expectations recorded with ${sdk} ${RECORDED_WITH[language]}`;
+  if (!version) return `${recorded}; the plugin's SDK version is not known (--sdk-version names it), so cases that changed between releases are judged as ${RECORDED_WITH[language]}`;
+  return `${recorded}; the plugin is judged as ${sdk} ${version} (${given ? "--sdk-version" : "the SDK it is run from"})`;
 }
 
 export async function runConformanceCommand(args: readonly string[], out: Out): Promise<number> {
@@ -111,13 +131,30 @@ export async function runConformanceCommand(args: readonly string[], out: Out): 
       return 2;
     }
   }
-  const command = (text: string) =>
+  // The commands as the user typed them in this folder: their relative paths are this folder's, checked now.
+  const cwd = process.cwd();
+  let resolved: { plugin: string; reference?: string };
+  try {
+    const resolve = (text: string, option: string) => (text === "reference" && parsed.language === "python" ? text : resolvePluginCommand(text, option, cwd).command);
+    resolved = { plugin: resolve(parsed.plugin, "--plugin"), reference: parsed.reference ? resolve(parsed.reference, "--reference") : undefined };
+  } catch (e) {
+    if (e instanceof CommandError) return usageError("conformance", e.message);
+    throw e;
+  }
+  const command = (text: string, label: string) =>
     text === "reference" && parsed.language === "python"
       ? pythonReferenceCommand("reference (python -m pulumi.dynamic)", undefined, () => resolvePayloadPython(process.cwd(), process.env).interpreter.python)
-      : commandFromString(text);
-  const plugin = command(parsed.plugin);
-  const reference = parsed.reference ? command(parsed.reference) : undefined;
-  if (!parsed.json) out(header({ language: parsed.language, plugin: plugin.label, reference: reference?.label }));
+      : commandFromString(text, label);
+  const plugin = command(resolved.plugin, parsed.plugin);
+  const reference = resolved.reference && parsed.reference ? command(resolved.reference, parsed.reference) : undefined;
+  // The SDK release the plugin's behaviour follows, where it can be known (version-dependent cases are judged by it).
+  const payloadPython = () => (parsed.language === "python" ? resolvePayloadPython(cwd, process.env).interpreter.python : undefined);
+  plugin.sdkVersion = parsed.sdkVersion ?? pluginSdkVersion(parsed.language, resolved.plugin, cwd, payloadPython);
+  if (reference) reference.sdkVersion = pluginSdkVersion(parsed.language, resolved.reference!, cwd, payloadPython);
+  if (!parsed.json) {
+    out(header({ language: parsed.language, plugin: plugin.label, reference: reference?.label }));
+    out(recordedLine(parsed.language, plugin.sdkVersion, parsed.sdkVersion !== undefined));
+  }
   let report;
   try {
     report = await runConformance({

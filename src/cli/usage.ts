@@ -67,21 +67,27 @@ ${registrationLines()}
   See ${docReference("debugging")}.`,
   conformance: `usage: pulumi-dynamic-host conformance --plugin <command> --language <nodejs|python>
                                   [--reference <command>] [--only <id prefix or glob>] [--json]
-                                  [--junit FILE] [--other-python <path>]
+                                  [--junit FILE] [--other-python <path>] [--sdk-version X.Y.Z]
   Runs the conformance cases against a dynamic-provider plugin started as the engine starts it
   (<command> plus the engine address), with payloads made by the SDK of the project here
   (@pulumi/pulumi from its node_modules; pulumi in the Python its plugin would pick); the kit
   brings its own provider fixtures. A case that needs what this machine lacks (a second Python)
   is "not run", no failure. --junit: also write the report as JUnit XML to FILE.
-  Exit 0 when no case failed, 1 when one did, 2 on a usage error or no SDK.
-  <command> "reference" (Python): \`<python> -u -m pulumi.dynamic\` with the interpreter the reference's
-  launcher would pick for the program; --other-python: a Python of another CPython minor with pulumi
-  and dill (the version-drift case; otherwise searched for as the plugin searches).
+  Relative paths in <command> (./my-plugin, "node ./host/plugin.js") are taken from the current folder.
+  Exit 0 when no case failed, 1 when one did (or the plugin did not start), 2 on a usage error (a
+  plugin file that is not there) or no SDK.
+  <command> "reference" (with --language python only): \`<python> -u -m pulumi.dynamic\` with the
+  interpreter the reference's launcher would pick for the program; --other-python: a Python of another
+  CPython minor with pulumi and dill (the version-drift case; otherwise searched for as the plugin
+  searches). --sdk-version: the release of Pulumi's SDK the plugin comes from, when the kit cannot tell
+  (cases that changed between releases are judged by that release's answers).
   See ${docReference("conformance")}.`,
   schema: `usage: pulumi-dynamic-host schema [--package NAME] [--version V] [DIR]
   Prints the Pulumi package schema of the dynamic types that the project in DIR (default: here) declares
   with types in its Pulumi.yaml: what the plugin's GetSchema answers, for YAML programs and
-  \`pulumi package gen-sdk\`. --package: pulumi-nodejs or pulumi-python, when the project declares both.
+  \`pulumi package gen-sdk\`. --package NAME: the package whose schema to print (pulumi-nodejs,
+  pulumi-python, or a package of your own, e.g. files for types declared as files:index:TextFile),
+  when the project declares types of more than one.
   --version: the version the schema states, which the SDKs generated from it take (default 0.0.0).
   Exit status: 0 printed, 1 no schema (the message says why), 2 usage error. See ${docReference("schema")}.`,
   docs: `usage: pulumi-dynamic-host docs [NAME]

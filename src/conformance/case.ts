@@ -9,6 +9,8 @@
 // session share one plugin process, started once and asked in table order, as
 // one mocha `describe` shares a pair of plugins.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
 import type { Outcome, ProviderClient, Props } from "./client.js";
 
 export type Language = "nodejs" | "python";
@@ -193,6 +195,12 @@ export interface Case<O = any> {
    */
   only?: "plugin";
   onlyWhy?: string;
+  /**
+   * The case records behaviour that Pulumi's SDK brought in release `since` (the table's answers are
+   * those of RECORDED_WITH, sdk-version.ts): a plugin known to come from an earlier release is judged
+   * by `before` instead of expect and difference (its release's answer), or, without one, not run.
+   */
+  sdk?: { since: string; before?(obs: O, ctx: CaseContext): void };
 }
 
 /**
@@ -264,3 +272,38 @@ export const ASSET_SIG = "c44067f5952c0a294b673a41bacd8c17";
 export const ARCHIVE_SIG = "0def7320c3a5731c473e5ecbe6d01bc7";
 export const RESOURCE_SIG = "5cf8f73096256a8f31e491e813e4eb8e";
 export const secret = (value: unknown) => ({ [SIG]: SECRET_SIG, value });
+
+/**
+ * Whether a process that ended as `exit` died of `signal`: killed by it, or a wrapper that runs the plugin
+ * as its child (a `sh` script without `exec`, as Pulumi's Python launcher) and exits 128 + the signal's
+ * number, as shells report a child killed by a signal. Both are the same outcome of the plugin.
+ */
+export function diedOf(exit: { code: number | null; signal: string | null } | undefined, signal: NodeJS.Signals): boolean {
+  if (!exit) return false;
+  return exit.signal === signal || (exit.signal === null && exit.code === 128 + os.constants.signals[signal]);
+}
+
+/**
+ * The program the leader of a launched plugin's process group runs (Linux /proc: the executable's name,
+ * which for a `#!/bin/sh` script is the shell's, e.g. `dash`; else its comm), undefined when it is gone.
+ */
+export function groupLeaderCommand(p: Pick<LaunchedPlugin, "groupPids">): string | undefined {
+  for (const pid of p.groupPids()) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const pgrp = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+      if (pgrp !== pid) continue;
+      try {
+        return fs.readlinkSync(`/proc/${pid}/exe`).split("/").pop()!.replace(/ \(deleted\)$/, "");
+      } catch {
+        return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+      }
+    } catch {
+      // ended while we looked
+    }
+  }
+  return undefined;
+}
+
+/** Whether `command` (a process's comm) is a POSIX shell. */
+export const isShell = (command: string | undefined): boolean => command !== undefined && /^(sh|dash|bash|ash|ksh|mksh|zsh|busybox)$/.test(command);

@@ -25,6 +25,11 @@ export interface PluginCommand {
    * reference's interpreter and PATH follow the program's virtualenv).
    */
   prepare?(cwd: string, env: NodeJS.ProcessEnv): { argv: string[]; env: NodeJS.ProcessEnv };
+  /**
+   * The release of Pulumi's SDK whose plugin this is, when known (sdk-version.ts): cases that record
+   * behaviour a later release brought are judged by what earlier releases answer (Case.sdk).
+   */
+  sdkVersion?: string;
 }
 
 /** The command line and environment `c` starts with in `cwd`, with `extra` over the kit's environment. */
@@ -61,6 +66,20 @@ function launchPlugin(t: Target, spec: LaunchSpec = {}, engineAddress = ENGINE_A
   const line = commandLine(t.command, cwd, spec.env);
   const [file, ...pre] = line.argv;
   return PluginProcess.start(t.command.label, file, [...pre, ...(spec.args ?? [engineAddress])], { cwd, env: line.env, pipeStdin: spec.pipeStdin, sdk: t.sdk });
+}
+
+/**
+ * Whether `t`'s command starts as the engine starts a plugin (a port on its first stdout line), tried
+ * once before any case: undefined when it does, else what went wrong, with its stderr.
+ */
+export async function startFailure(t: Target): Promise<string | undefined> {
+  try {
+    const p = await launchPlugin(t);
+    await p.stop();
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
 }
 
 function environment(...layers: (Record<string, string | undefined> | undefined)[]): NodeJS.ProcessEnv {

@@ -42,6 +42,8 @@ export function toJson(r: Report): string {
       language: r.language,
       plugin: r.plugin,
       reference: r.reference ?? null,
+      recordedWith: r.recordedWith,
+      pluginSdk: r.pluginSdk ?? null,
       ok: r.ok,
       counts: r.counts,
       cases: r.verdicts.map((v) => ({ id: v.id, title: v.title, status: v.status, side: v.side ?? null, doc: v.doc ?? null, message: v.message ?? null })),

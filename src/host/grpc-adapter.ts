@@ -43,12 +43,13 @@ export function unary<Req, Res>(rpc: string, handler: UnaryHandler<Req, Res>, re
       })
       .then(
         (value) => {
-          log(2, `${rpc} ok in ${Date.now() - started} ms`);
+          log(3, `${rpc} ok in ${Date.now() - started} ms`);
           answer(null, value);
         },
         (err: unknown) => {
           const status = failureStatus(err, rpc, call.request, redaction);
-          log(1, `${rpc} failed in ${Date.now() - started} ms: ${grpc.status[status.code]} ${status.details}`);
+          // UNIMPLEMENTED is routine (the engine asks Handshake and CheckConfig of every plugin): with every request, at 3.
+          log(status.code === grpc.status.UNIMPLEMENTED ? 3 : 2, `${rpc} failed in ${Date.now() - started} ms: ${grpc.status[status.code]} ${status.details}`);
           answer({ code: status.code, details: status.details, metadata: status.metadata } as grpc.ServiceError);
         },
       );

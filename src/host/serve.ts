@@ -73,7 +73,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
   const stop = async (why: string, signal?: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    log(1, `stopping: ${why}`);
+    log(2, `stopping: ${why}`);
     server.forceShutdown();
     await runtime.close().catch(() => undefined);
     if (signal === "SIGINT" && mode.language === "python") {

@@ -108,7 +108,55 @@ function placeInText(text: string, line: number, column: number, cwd: string): s
   const offset = at - header;
   const located = offset > 0 ? locate(cwd, lines.slice(header + 1, at + 1)) : undefined;
   if (located) return `${name} (${located.file}:${located.line + offset - 1}:${column})`;
+  // On the header line itself (a function written on one line, or failing before its first line break):
+  // the serializer rewrote the line's start, so it is found by its body up to the column instead.
+  const onHeader = offset === 0 ? locateHeader(cwd, lines[header], column, named?.[1]) : undefined;
+  if (onHeader) return `${name} (${onHeader.file}:${onHeader.line}:${onHeader.column})`;
   return `${name} (line ${offset + 1} of ${name} in the serialized provider, column ${column})`;
+}
+
+/**
+ * Where the serializer's header line `return [async] function /*name*\/(params) { body…` (or an arrow
+ * function's `return (params) => body…`) failed at `column`, in the program's files: the one line that
+ * holds the function's name and its body's text from the body's start up to the column (a TypeScript
+ * header's parameter types and return type are not in the serialized text, so the line's start cannot be
+ * matched, but a one-line body usually is the compiled text verbatim).
+ */
+function locateHeader(cwd: string, header: string, column: number, name: string | undefined): (Located & { column: number }) | undefined {
+  const start = bodyStart(header);
+  if (start === undefined || column - 1 <= start) return undefined;
+  const body = header.slice(start, column - 1);
+  if (body.trim().length < (name ? 4 : 8)) return undefined;
+  let found: (Located & { column: number }) | undefined;
+  for (const { file, text } of filesOf(cwd)) {
+    const fileLines = text.split("\n");
+    for (let i = 0; i < fileLines.length; i++) {
+      const l = fileLines[i];
+      const at = l.indexOf(body);
+      if (at < 0 || (name !== undefined && !new RegExp(`\\b${name.replace(/[$]/g, "\\$")}\\b`).test(l.slice(0, at)))) continue;
+      if (found || l.indexOf(body, at + 1) >= 0) return undefined;
+      found = { file, line: i + 1, column: at + body.length + 1 };
+    }
+  }
+  return found;
+}
+
+/** Where the body of the function on a serializer's header line starts (its `{`, or an arrow's expression). */
+function bodyStart(header: string): number | undefined {
+  const comment = header.indexOf("*/");
+  let i = header.indexOf("(", comment >= 0 ? comment : 0);
+  if (i < 0) return undefined;
+  // The parameter list, to its matching parenthesis (strings and templates in defaults are rare; a miss
+  // only leaves the frame unplaced).
+  let depth = 0;
+  for (; i < header.length; i++) {
+    if (header[i] === "(") depth++;
+    else if (header[i] === ")" && --depth === 0) break;
+  }
+  if (i >= header.length) return undefined;
+  const rest = header.slice(i + 1);
+  const m = /^\s*(=>\s*)?/.exec(rest)!;
+  return i + 1 + m[0].length;
 }
 
 interface Located {

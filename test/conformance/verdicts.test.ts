@@ -9,6 +9,7 @@ import { equal, Needs, session, type Case } from "../../src/conformance/case.js"
 import { toJunit, xmlText } from "../../src/conformance/junit.js";
 import { exitCode, summary } from "../../src/conformance/report.js";
 import { runConformance } from "../../src/conformance/run.js";
+import { compareVersions, RECORDED_WITH } from "../../src/conformance/sdk-version.js";
 import { testCommands, testProgram } from "../helpers/conformance.js";
 
 const s = session({ id: "kit/verdicts", language: "nodejs", suite: ["the kit's verdicts"] });
@@ -23,6 +24,17 @@ const needs = s.case<unknown>("needs", {
 const fails = s.case("fails", { title: "a case the plugin fails", ask: (ctx) => ctx.client.getPluginInfo(), expect: (o) => equal(o.code, 5, "the status code") });
 
 const run = (table: Case[]) => runConformance({ language: "nodejs", plugin: testCommands("nodejs").ours, program: testProgram("nodejs"), table });
+
+// A case that records what a later release brought (the name answers "v2" from 3.268.0 on; "v1" before).
+const versioned = s.case<{ name: string }>("versioned", {
+  title: "a case that records an answer a later SDK release brought",
+  ask: async (ctx) => ({ name: (await ctx.client.getPluginInfo()).code === 0 ? "v1" : "other" }),
+  expect: (o) => equal(o.name, "v2"),
+  sdk: { since: "3.268.0", before: (o) => equal(o.name, "v1") },
+});
+const withSdk = (sdkVersion: string | undefined) => ({ ...testCommands("nodejs").ours, sdkVersion });
+const runAs = (sdkVersion: string | undefined, table: Case[]) =>
+  runConformance({ language: "nodejs", plugin: withSdk(sdkVersion), program: testProgram("nodejs"), table });
 
 describe("the conformance kit's verdicts and reports", function () {
   this.timeout(120_000);
@@ -61,6 +73,39 @@ describe("the conformance kit's verdicts and reports", function () {
     const report = await run([needs]);
     expect(report.counts.notRun).to.equal(1);
     expect(report.ok).to.equal(false);
+  });
+
+  it("a case recorded at a later SDK release is judged by what earlier releases answer, for a plugin known to come from one", async function () {
+    const old = await runAs("3.248.0", [versioned]);
+    expect(old.verdicts.map((v) => [v.status, v.message])).to.deep.equal([
+      ["pass", "answered as releases before @pulumi/pulumi 3.268.0 do (the plugin is from 3.248.0); @pulumi/pulumi 3.268.0 and later answer as recorded"],
+    ]);
+    expect(old.recordedWith).to.equal(RECORDED_WITH.nodejs);
+    expect(old.pluginSdk).to.equal("3.248.0");
+    // The same answer from a plugin of 3.268.0 or later, or of no known release, is judged as recorded: it fails.
+    for (const v of ["3.268.0", "3.270.0"]) expect((await runAs(v, [versioned])).verdicts[0].status, v).to.equal("fail");
+    const unknown = (await runAs(undefined, [versioned])).verdicts[0];
+    expect(unknown.status).to.equal("fail");
+    expect(unknown.message).to.include("(this case records the answer of @pulumi/pulumi 3.268.0 and later; a plugin of an earlier release answers otherwise: name its release with --sdk-version)");
+    // Without a recorded earlier answer, the case is not run for an older plugin.
+    const noBefore = s.case<{ name: string }>("versioned-only", { title: "t", ask: versioned.ask, expect: versioned.expect, sdk: { since: "3.268.0" } });
+    expect((await runAs("3.248.0", [noBefore])).verdicts[0]).to.include({ status: "not run" });
+  });
+
+  it("versions compare as releases: numerically, a pre-release before its release", function () {
+    expect(compareVersions("3.248.0", "3.268.0")).to.equal(-1);
+    expect(compareVersions("3.1000.0", "3.268.0")).to.equal(1);
+    expect(compareVersions("3.268.0", "3.268.0")).to.equal(0);
+    expect(compareVersions("3.268.0-alpha.1", "3.268.0")).to.equal(-1);
+  });
+
+  it("a plugin that does not start is reported once, with its stderr, and no case is run (exit 1)", async function () {
+    const broken = { label: "broken", argv: ["/bin/sh", "-c", "echo 'no such module: plugin.js' >&2; exit 3", "sh"] };
+    const report = await runConformance({ language: "nodejs", plugin: broken, program: testProgram("nodejs"), table: [answers, fails, versioned] });
+    expect(report.verdicts).to.have.length(1);
+    expect(report.verdicts[0]).to.include({ id: "nodejs/start", status: "fail" });
+    expect(report.verdicts[0].message).to.match(/^the plugin did not start, so no case was run: broken exited before the port line; stderr=.*no such module: plugin\.js/);
+    expect(exitCode(report)).to.equal(1);
   });
 
   it("XML text: the five escapes, and characters XML 1.0 cannot hold replaced", function () {

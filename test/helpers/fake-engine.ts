@@ -21,8 +21,13 @@ export class FakeEngine {
   readonly logs: LogMessage[] = [];
   private constructor(private readonly server: any, readonly address: string) {}
 
-  static async start(): Promise<FakeEngine> {
+  /** `health`: also answer grpc.health.v1.Health/Check SERVING, as the real engine's server does. */
+  static async start(opts: { health?: boolean } = {}): Promise<FakeEngine> {
     const server = new grpc.Server();
+    if (opts.health) {
+      // HealthCheckResponse { status: SERVING (1) }: field 1, varint 1.
+      server.register("/grpc.health.v1.Health/Check", (_call: unknown, cb: (e: unknown, r: Buffer) => void) => cb(null, Buffer.from([0x08, 0x01])), (b: Buffer) => b, (b: Buffer) => b, "unary");
+    }
     let engine!: FakeEngine;
     const unimplemented = (_call: unknown, cb: (e: unknown) => void) => cb({ code: grpc.status.UNIMPLEMENTED });
     server.addService(engineGrpc.EngineService, {

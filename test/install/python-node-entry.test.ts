@@ -19,7 +19,7 @@ import { ENGINE_ADDRESS, Plugin } from "../helpers/plugin.js";
 
 const PLUGIN = "pulumi-resource-pulumi-python";
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
-const LOUD = ["--logtostderr", "-v=1", ENGINE_ADDRESS];
+const LOUD = ["--logtostderr", "-v=2", ENGINE_ADDRESS];
 
 /** npm's own cmd-shim (what bin-links uses on Windows), from the npm on PATH. */
 function cmdShim(): (from: string, to: string) => Promise<void> {

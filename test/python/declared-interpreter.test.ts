@@ -15,7 +15,7 @@ import { processState } from "../helpers/proc.js";
 
 const TYPE = "pulumi-python:dynamic:Counter";
 const urn = (name: string) => `urn:pulumi:dev::counters-js::${TYPE}::${name}`;
-const LOUD = ["--logtostderr", "-v=1", ENGINE_ADDRESS];
+const LOUD = ["--logtostderr", "-v=2", ENGINE_ADDRESS];
 /** Python-project settings a shell may carry: a nodejs project's rules must not look at them. */
 const NOT_FOR_NODEJS = { PULUMI_RUNTIME_VIRTUALENV: undefined, PULUMI_RUNTIME_TOOLCHAIN: undefined, PULUMI_PYTHON_CMD: undefined };
 

@@ -13,7 +13,7 @@ import { ENGINE_ADDRESS, Plugin, type LaunchOptions } from "../helpers/plugin.js
 import { environOf, processState } from "../helpers/proc.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
-const LOUD = ["--logtostderr", "-v=1", ENGINE_ADDRESS];
+const LOUD = ["--logtostderr", "-v=2", ENGINE_ADDRESS];
 /** A file Node can read as extra CA certificates (Debian's bundle), so that moving it aside is observable. */
 const CA_CERTS = process.env.NODE_EXTRA_CA_CERTS || "/etc/ssl/certs/ca-certificates.crt";
 

@@ -17,7 +17,7 @@ import { ENGINE_ADDRESS, Plugin, type LaunchOptions } from "../helpers/plugin.js
 import { parentOf, processState } from "../helpers/proc.js";
 
 const urn = (name: string) => `urn:pulumi:dev::proj::pulumi-python:dynamic:Resource::${name}`;
-const LOUD = ["--logtostderr", "-v=1", ENGINE_ADDRESS];
+const LOUD = ["--logtostderr", "-v=2", ENGINE_ADDRESS];
 
 interface Facts {
   sysPath: string[];

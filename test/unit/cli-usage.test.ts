@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { CONTRIBUTOR_DOCUMENTS } from "../../src/cli/docs.js";
 import { COMMAND_USAGE, type CommandName } from "../../src/cli/usage.js";
 import { REPO } from "../helpers/paths.js";
 
@@ -107,17 +108,29 @@ describe("pulumi-dynamic-host: help and usage errors for every command", functio
     for (const name of named) expect(fs.existsSync(path.join(REPO, "docs", `${name}.md`)), name).to.equal(true);
   });
 
-  it("docs lists every document with its title; docs NAME prints it, as the package holds it", function () {
+  it("docs lists every user document with its title, none of the contributors'; docs NAME prints any, as the package holds it", function () {
     const list = cli(["docs"]);
     expect(list.code, list.stderr).to.equal(0);
     const names = fs.readdirSync(path.join(REPO, "docs")).filter((f) => f.endsWith(".md"));
     expect(names).to.include("import-and-repair.md");
-    for (const n of names) expect(list.stdout).to.match(new RegExp(`^${n.slice(0, -3)} +\\S`, "m"));
+    for (const n of names) {
+      const listed = new RegExp(`^${n.slice(0, -3)} +\\S`, "m").test(list.stdout);
+      expect(listed, n).to.equal(!CONTRIBUTOR_DOCUMENTS.has(n.slice(0, -3)));
+    }
+    for (const dev of ["layout", "testing", "test-suites"]) expect(CONTRIBUTOR_DOCUMENTS.has(dev), dev).to.equal(true);
+    expect(cli(["docs", "test-suites"]).stdout).to.equal(fs.readFileSync(path.join(REPO, "docs/test-suites.md"), "utf8"));
     for (const name of ["import-and-repair", "docs/import-and-repair.md"]) {
       const one = cli(["docs", name]);
       expect(one.code, one.stderr).to.equal(0);
       expect(one.stdout).to.equal(fs.readFileSync(path.join(REPO, "docs/import-and-repair.md"), "utf8"));
     }
+  });
+
+  it("docs conformance opens with what the kit does for its user, not with source paths an install does not have", function () {
+    const text = cli(["docs", "conformance"]).stdout;
+    const opening = text.slice(0, text.indexOf("\n## "));
+    expect(opening).to.include("pulumi-dynamic-host conformance");
+    expect(opening).not.to.match(/\b(src|test|scripts|python-stub)\//);
   });
 
   it("a reader that closes the pipe early (`docs | head -1`) ends the command quietly: exit 0, nothing on stderr", function () {

@@ -161,6 +161,15 @@ describe("declared types: the package schema", function () {
     expect(schema.resources["pulumi-python:dynamic:Untyped"].properties).to.deep.equal({});
   });
 
+  it("a description it makes names the project file as the project names it, never this machine's path", async function () {
+    const refs = (await ProviderReferences.load(dir, "python")).all();
+    const untyped = (packageSchema(refs, { name: "pulumi-python" }) as any).resources["pulumi-python:dynamic:Untyped"];
+    expect(untyped.description).to.match(/ \(declared in Pulumi\.yaml\)\.$/);
+    const printed: string[] = [];
+    expect(await runSchema(["--package", "pulumi-python", dir], (l) => printed.push(l))).to.equal(0);
+    expect(printed.join("\n")).not.to.include(dir);
+  });
+
   it("GetSchema's answer comes from the core, and none for a project that declares nothing of the package", async function () {
     const core = new DynamicCore(PYTHON, {} as DynamicRuntime, { cwd: dir });
     expect(JSON.parse((await core.schema())!).resources[COUNTER].requiredInputs).to.deep.equal(["start"]);

@@ -49,6 +49,42 @@ describe("where a Node provider failed, and hints", function () {
     );
   });
 
+  it("a TypeScript program: a helper written on one line, with typed parameters, is placed on its line of the .ts file too", async function () {
+    // As a TypeScript program runs (ts-node): the serializer sees the compiled code, kept out of the program
+    // folder, and the program folder holds the .ts source, whose helper's header carries types.
+    const program = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ts-program-")));
+    const compiled = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "ts-compiled-")));
+    try {
+      const source = [
+        `import * as pulumi from "@pulumi/pulumi";`,
+        ``,
+        `function retriesOf(cfg: { opts: { retries: number } }): number { return cfg.opts.retries; }`,
+        ``,
+        `export const provider: pulumi.dynamic.ResourceProvider = {`,
+        `    async create(inputs: any) {`,
+        `        const n = retriesOf(inputs);`,
+        `        return { id: "x", outs: { n } };`,
+        `    },`,
+        `};`,
+        ``,
+      ].join("\n");
+      fs.writeFileSync(path.join(program, "index.ts"), source);
+      const ts = require("typescript");
+      const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2020 } }).outputText;
+      fs.symlinkSync(path.join(REPO, "node_modules"), path.join(compiled, "node_modules"));
+      fs.writeFileSync(path.join(compiled, "index.js"), js);
+      const e = (await createFails(program, require(path.join(compiled, "index.js")).provider)) as UserOperationError;
+      const helper = source.split("\n")[2];
+      expect(e.details.split("\n").slice(3, 5)).to.deep.equal([
+        `    at retriesOf (index.ts:3:${helper.indexOf("cfg.opts.retries") + "cfg.opts.".length + 1})`,
+        `    at create (index.ts:7:19)`,
+      ]);
+    } finally {
+      fs.rmSync(program, { recursive: true, force: true });
+      fs.rmSync(compiled, { recursive: true, force: true });
+    }
+  });
+
   it("without the program's file, a frame says the line within the function", async function () {
     const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "no-program-"));
     try {

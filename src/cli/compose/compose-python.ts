@@ -35,7 +35,7 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
     process.stderr.write(resolved.stderr.map((l) => `${l}\n`).join(""));
     process.exit(resolved.exitCode);
   }
-  if (resolved.interpreter.choice) log(1, `python for this ${resolved.interpreter.choice.runtime} project: ${resolved.interpreter.python}, chosen by ${resolved.interpreter.choice.why}`);
+  if (resolved.interpreter.choice) log(2, `python for this ${resolved.interpreter.choice.runtime} project: ${resolved.interpreter.python}, chosen by ${resolved.interpreter.choice.why}`);
   // The first worker starts now, before the gRPC server loads and binds, so
   // the interpreter's start and `import pulumi` run on the second core while
   // the host gets to its port line and the engine handshakes and configures.

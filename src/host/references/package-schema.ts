@@ -10,6 +10,7 @@
 // optional). An object property becomes a named type of the package, called
 // after the resource and the property's path (TextFile's `owner` is
 // `<module>:TextFileOwner`).
+import path from "node:path";
 import type { ProviderReference } from "./provider-references.js";
 import type { PropertyMap, PropertyType, TypeShape } from "./declared-types.js";
 
@@ -39,6 +40,12 @@ export class SchemaError extends Error {
   override name = "SchemaError";
 }
 
+/** The file a reference was declared in, relative to its project's folder (`Pulumi.yaml`). */
+function projectRelative(ref: ProviderReference): string {
+  const rel = path.relative(ref.projectDir, ref.declaredIn);
+  return rel === "" || rel.startsWith("..") || path.isAbsolute(rel) ? path.basename(ref.declaredIn) : rel.split(path.sep).join("/");
+}
+
 /** The package schema for the declarations of `opts.name` among `references`. */
 export function packageSchema(references: readonly ProviderReference[], opts: SchemaOptions): Json {
   const types: Record<string, Json> = {};
@@ -51,7 +58,8 @@ export function packageSchema(references: readonly ProviderReference[], opts: Sc
     const inputProperties = properties(typed?.inputs, namer, []);
     const outputs = properties(typed?.outputs, namer, []);
     const resource: Json = {
-      description: typed?.description ?? `${member}, served by ${ref.reference} (declared in ${ref.declaredIn}).`,
+      // The project file as the project names it, never this machine's path: every generated SDK carries it.
+      description: typed?.description ?? `${member}, served by ${ref.reference} (declared in ${projectRelative(ref)}).`,
       properties: { ...inputProperties, ...outputs },
       inputProperties,
     };

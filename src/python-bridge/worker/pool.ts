@@ -152,7 +152,7 @@ export class WorkerPool {
   async close(): Promise<void> {
     this.closed = true;
     const all = [...this.slots.filter((s): s is Slot => s !== undefined).map((s) => s.worker), ...this.leaving];
-    for (const w of all) w.kill();
+    for (const w of all) w.stop();
     await Promise.all(all.map((w) => w.exited));
   }
 
@@ -178,7 +178,7 @@ export class WorkerPool {
         void this.loadSpawner().catch(() => undefined);
         return best;
       }
-      log(1, `starting python worker ${free}: every live worker has requests queued behind a busy interpreter (${this.describeLoad(now)})`);
+      log(2, `starting python worker ${free}: every live worker has requests queued behind a busy interpreter (${this.describeLoad(now)})`);
       return this.slot(free);
     }
     return best;

@@ -52,7 +52,7 @@ export function takePrestarted(env: NodeJS.ProcessEnv = process.env): Prestarted
   const note = env[PRELOAD_NOTE_VARIABLE];
   delete env[PRESTARTED_VARIABLE];
   delete env[PRELOAD_NOTE_VARIABLE];
-  if (note) log(1, `python worker: ${note}`);
+  if (note) log(2, `python worker: ${note}`);
   const m = value === undefined ? null : /^(?:P(\d+):([0-9a-f]{8}) )?(\d+) (\d+) (\d+) (\d+) (.+)$/s.exec(value);
   if (!m) return undefined;
   const [pid, channel, stdout, stderr] = m.slice(3, 7).map(Number);
@@ -162,16 +162,16 @@ export function adopt(pre: Prestarted, interpreter: Interpreter, cwd: string, sc
   for (const s of streams) s.pause();
   const paths = programPathEnv(cwd, interpreter.env)[PROGRAM_PATH_VARIABLE];
   if (pre.preloaded) {
-    log(1, `python worker (pid ${pre.pid}) forked by the preloader`);
+    log(2, `python worker (pid ${pre.pid}) forked by the preloader`);
     return new PrestartedWorker(pre.pid, channel, stdout, stderr, paths, new net.Socket({ fd: pre.preloaded.status, readable: true, writable: false }));
   }
-  log(1, `python worker (pid ${pre.pid}) started by the launcher`);
+  log(2, `python worker (pid ${pre.pid}) started by the launcher`);
   return new PrestartedWorker(pre.pid, channel, stdout, stderr, paths);
 }
 
 /** The launcher's worker when the host will not run it (another interpreter, or none usable): killed, its descriptors closed. */
 export function discard(pre: Prestarted, why: string): void {
-  log(1, `the launcher's python worker (pid ${pre.pid}) is not used: ${why}`);
+  log(2, `the launcher's python worker (pid ${pre.pid}) is not used: ${why}`);
   signal(pre.pid, "SIGKILL");
   for (const fd of [pre.channel, pre.stdout, pre.stderr, ...(pre.preloaded ? [pre.preloaded.status] : [])]) {
     try {

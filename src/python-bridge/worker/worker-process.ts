@@ -82,6 +82,8 @@ export class WorkerProcess {
   private exit?: WorkerExit;
   /** Why the host stopped this worker (hung, or speaks another protocol): what its failed requests say. */
   private stopReason?: string;
+  /** Stopped by the host (stop()): its exit is logged as routine. */
+  private stopping = false;
   /** Set when the worker said its interpreter cannot import what it needs ($/unusable), before it exited. */
   private unusable?: { python: string; module: string; error: string };
   /** Set at the first sign that this worker is going away: why it takes no new request. */
@@ -125,7 +127,7 @@ export class WorkerProcess {
         // A closed channel usually means the process is ending: its exit fails the pending requests
         // with how it ended. A worker that closed the channel but lives on is stopped.
         this.ending ??= reason.message;
-        log(1, `python worker ${this.index} (pid ${this.pid}): ${reason.message}; stopping it`);
+        log(this.stopping ? 2 : 1, `python worker ${this.index} (pid ${this.pid}): ${reason.message}; stopping it`);
         if (closed) setTimeout(() => this.kill(), 1000).unref();
         else this.kill();
       },
@@ -143,7 +145,8 @@ export class WorkerProcess {
         this.ending ??= describeExit(exit);
         clearInterval(this.healthTimer);
         void drained([this.child.stderr, channel], DRAIN_AFTER_EXIT_MS).then(() => {
-          log(1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(exit)}`);
+          // At the host's own stop (its shutdown) the end is routine; any other is a problem.
+          log(this.stopping ? 2 : 1, `python worker ${this.index} (pid ${this.pid}) exited: ${describeExit(exit)}`);
           this.conn.failAll((info, acknowledged) =>
             acknowledged || !this.ready || this.unusable
               ? this.diedError(info)
@@ -209,6 +212,12 @@ export class WorkerProcess {
     const answer = this.conn.request(info, sent, signal);
     this.providerIds.set(text, providerId); // after the request's frame: a $/forget it causes goes after it
     return answer;
+  }
+
+  /** The host's own stop (its shutdown, the pool closing): SIGKILL, its end routine. */
+  stop(): void {
+    this.stopping = true;
+    this.kill();
   }
 
   /** SIGKILL: the worker holds no state that outlives it. */
@@ -282,7 +291,7 @@ export class WorkerProcess {
       if (ready.success) {
         this.ready = ready.data as unknown as ReadyInfo;
         this.onStarted.resolve(this.ready);
-        log(1, `python worker ${this.index} ready: pid ${this.ready.pid}, python ${this.ready.python}, pulumi ${this.ready.pulumi}, dill ${this.ready.dill}`);
+        log(2, `python worker ${this.index} ready: pid ${this.ready.pid}, python ${this.ready.python}, pulumi ${this.ready.pulumi}, dill ${this.ready.dill}`);
       }
     }
   }

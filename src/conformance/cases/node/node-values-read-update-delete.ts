@@ -200,6 +200,21 @@ const importHint = (dir: string) =>
   `the engine sends only its id, no inputs and no state, so no serialized provider exists yet. To import a ` +
   `pulumi-nodejs:dynamic:Resource, ${howToDeclare("nodejs", "pulumi-nodejs:dynamic:Resource", dir)}`;
 
+/**
+ * Before @pulumi/pulumi 3.268.0 the reference read only the request's properties: a get (properties unset,
+ * the inputs set) failed on the unset bag, and an empty bag had no __provider.
+ */
+const GETS_SINCE = "3.268.0";
+const UNSET_BAG = "Cannot read properties of undefined (reading 'toJavaScript')";
+const NO_CODE = "code must be a string, not undefined";
+/** The reference's answers before GETS_SINCE to a read whose properties are unset, then `{}`. */
+function getsBefore(answers: { o: Outcome }[]): void {
+  equal(answers.map(({ o }) => ({ code: o.code, details: o.details })), [
+    { code: 2, details: UNSET_BAG },
+    { code: 2, details: NO_CODE },
+  ]);
+}
+
 const readCases: Case[] = [
   readSession.case<Sent>("46-missing-method-passthrough", {
     title: "46 read_missing_method_passthrough: id and properties come back exactly; no inputs",
@@ -225,6 +240,7 @@ const readCases: Case[] = [
       for (const properties of [undefined, {}]) out.push({ sent: inputs, o: await read(ctx, { id: "g1", properties, inputs }) });
       return out;
     },
+    sdk: { since: GETS_SINCE, before: getsBefore },
     expect(answers) {
       for (const { sent, o } of answers) equal(o.view, { id: "g1", properties: sent, inputs: undefined });
     },
@@ -238,6 +254,13 @@ const readCases: Case[] = [
       const o = await read(ctx, { id: "r1", properties });
       // The same through a get: the bag is the request's inputs.
       return { sent: properties, o, get: await read(ctx, { id: "r2", inputs: properties }) };
+    },
+    sdk: {
+      since: GETS_SINCE,
+      before({ sent, o, get }) {
+        equal(o.view, { id: "r1", properties: { ...sent, refreshed: true }, inputs: { __provider: sent.__provider, a: 7, fromRead: true } });
+        equal({ code: get.code, details: get.details }, { code: 2, details: UNSET_BAG }, "the get");
+      },
     },
     expect({ sent, o, get }) {
       equal(o.code, 0, o.details);
@@ -309,6 +332,13 @@ const readCases: Case[] = [
       for (const properties of [undefined, {}]) out.push({ urn: ctx.urn("r"), ...(await withStderr(ctx, () => read(ctx, { id: "imp", properties }))) });
       return out;
     },
+    sdk: {
+      since: GETS_SINCE,
+      before(answers) {
+        getsBefore(answers);
+        equal(firstLine(answers[0].err), `TypeError: ${UNSET_BAG}: TypeError: ${UNSET_BAG}`, "stderr's first line");
+      },
+    },
     difference: {
       doc: "docs/import-and-repair.md",
       ours(answers, ctx) {
@@ -340,6 +370,7 @@ const readCases: Case[] = [
       const inputs = { __provider: await scripted(ctx), k: "v" };
       return { sent: inputs, o: await read(ctx, { id: "imp", inputs }) };
     },
+    sdk: { since: GETS_SINCE, before: ({ o }) => equal({ code: o.code, details: o.details }, { code: 2, details: UNSET_BAG }) },
     expect: ({ sent, o }) => equal(o.view, { id: "read-imp", properties: { ...sent, readKeys: ["__provider", "k"] }, inputs: undefined }),
   }),
 

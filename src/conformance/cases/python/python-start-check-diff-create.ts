@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { equal, includes, matches, Needs, ok, session, UNKNOWN, type Case, type CaseContext } from "../../case.js";
+import { equal, groupLeaderCommand, includes, isShell, matches, Needs, ok, session, UNKNOWN, type Case, type CaseContext } from "../../case.js";
 import { EMPTY_DIFF_VIEW, type Outcome, type Props } from "../../client.js";
 import { ENGINE_ADDRESS } from "../../driver.js";
 import { parameterizeDifference } from "../parameterize.js";
@@ -150,10 +150,12 @@ const startup: Case[] = [
       const minimal = await ctx.payload("minimal");
       const p = await ctx.launch({ env: BASE_ENV });
       const outcome = await p.client.create({ urn: ctx.urn("r1"), properties: { __provider: minimal, a: 1 } });
+      // Whether the process the engine started is a shell that runs Python as its child (Pulumi's launcher script).
+      const leader = groupLeaderCommand(p);
       // What each does with SIGINT, not how soon: the reference's exit has taken over the engine's 5 s on a
       // loaded machine (twice in CI runs), which the SIGKILL then hid.
       const exit = await p.stop(20_000);
-      return { minimal, outcome, exit, stdoutLines: p.stdout.length, stderr: p.stderr };
+      return { minimal, outcome, exit, stdoutLines: p.stdout.length, stderr: p.stderr, shellWrapper: isShell(leader) };
     },
     compare: (r) => ({ outcome: r.outcome, stdoutLines: r.stdoutLines, stderr: r.stderr }),
     expect(r) {
@@ -168,6 +170,10 @@ const startup: Case[] = [
       // Now and then, on a loaded machine, the reference is still running 20 s after SIGINT and is killed.
       reference(r) {
         if (r.exit.signal === "SIGKILL") return;
+        // Pulumi's launcher script is an sh that runs Python without exec: the engine's SIGINT to the group
+        // reaches both, and dash (Debian's sh) dies of it at once, without waiting for Python's exit 0. That
+        // death is the wrapper's, not Python's answer, and not a 128+n report of it (docs/conformance.md).
+        if (r.shellWrapper && r.exit.signal === "SIGINT") return;
         equal(r.exit, { code: 0, signal: null }, "the exit after SIGINT");
       },
     },
