@@ -85,14 +85,18 @@ export function checkAdHocSignature(buf) {
   if (buf.readUInt32BE(dataoff) !== CSMAGIC_EMBEDDED_SIGNATURE) throw new Error("the signature is not an embedded signature SuperBlob");
   const count = buf.readUInt32BE(dataoff + 8);
   let cd;
+  const special = [];
   for (let i = 0; i < count; i++) {
     const type = buf.readUInt32BE(dataoff + 12 + i * 8);
-    if (type === 0) cd = dataoff + buf.readUInt32BE(dataoff + 16 + i * 8);
+    const at = dataoff + buf.readUInt32BE(dataoff + 16 + i * 8);
+    if (type === 0) cd = at;
+    else if (type < 0x1000) special.push({ type, blob: buf.subarray(at, at + buf.readUInt32BE(at + 4)) });
   }
   if (cd === undefined || buf.readUInt32BE(cd) !== CSMAGIC_CODEDIRECTORY) throw new Error("the signature has no CodeDirectory");
   const flags = buf.readUInt32BE(cd + 12);
   const hashOffset = buf.readUInt32BE(cd + 16);
   const identifier = cstring(buf, cd + buf.readUInt32BE(cd + 20), 256);
+  const nSpecialSlots = buf.readUInt32BE(cd + 24);
   const nCodeSlots = buf.readUInt32BE(cd + 28);
   const codeLimit = buf.readUInt32BE(cd + 32);
   const hashSize = buf.readUInt8(cd + 36);
@@ -102,10 +106,16 @@ export function checkAdHocSignature(buf) {
   if (hashType !== 2 || hashSize !== 32) throw new Error(`the CodeDirectory's hashes are not SHA-256 (type ${hashType}, size ${hashSize})`);
   if (codeLimit !== dataoff) throw new Error(`the CodeDirectory covers ${codeLimit} bytes, but the signature starts at ${dataoff}`);
   if (nCodeSlots !== Math.ceil(codeLimit / pageSize)) throw new Error(`${nCodeSlots} code slots for ${codeLimit} bytes in pages of ${pageSize}`);
+  // The blobs beside the CodeDirectory (the requirements, entitlements) are hashed into its special slots, counted back from hashOffset.
+  for (const { type, blob } of special) {
+    if (type > nSpecialSlots) throw new Error(`blob of slot ${type} has no special slot (${nSpecialSlots})`);
+    const want = buf.subarray(cd + hashOffset - type * hashSize, cd + hashOffset - (type - 1) * hashSize);
+    if (!createHash("sha256").update(blob).digest().equals(want)) throw new Error(`the blob of special slot ${type} does not match its hash`);
+  }
   for (let i = 0; i < nCodeSlots; i++) {
     const page = buf.subarray(i * pageSize, Math.min((i + 1) * pageSize, codeLimit));
     const want = buf.subarray(cd + hashOffset + i * hashSize, cd + hashOffset + (i + 1) * hashSize);
     if (!createHash("sha256").update(page).digest().equals(want)) throw new Error(`code page ${i} does not match its hash`);
   }
-  return { identifier, pages: nCodeSlots, pageSize };
+  return { identifier, pages: nCodeSlots, pageSize, specialSlots: special.map((s) => s.type) };
 }

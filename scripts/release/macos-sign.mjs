@@ -3,7 +3,12 @@
 // `codesign --sign -` step gives, and is all an arm64 Mac needs to run a
 // binary. On Linux: rcodesign (crates.io: apple-codesign, `cargo install
 // apple-codesign --locked`), found on PATH or in ~/.cargo/bin. The result is
-// checked twice: by `rcodesign verify`, and by macho.mjs against the bytes.
+// checked twice: rcodesign parses it (`print-signature-info`: an ad-hoc
+// CodeDirectory and no CMS signature), and macho.mjs checks every hash in it
+// against the bytes. (`rcodesign verify` 0.29 cannot judge an ad-hoc
+// signature: it fails on the empty CMS blob every ad-hoc signature carries,
+// "CMS error: missing further values", and says itself that it is "known to
+// be buggy".)
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -34,14 +39,18 @@ export function signAdHoc(exe) {
   return verifySignature(exe, rcodesign);
 }
 
-/** `rcodesign verify`, then every code page's hash (macho.mjs); throws naming what failed. */
+/** rcodesign's reading of the signature, then every hash in it (macho.mjs); throws naming what failed. */
 export function verifySignature(exe, rcodesign = findRcodesign()) {
   if (!rcodesign) throw new Error(`rcodesign is needed to verify the macOS executables: ${RCODESIGN_INSTALL}`);
+  let info;
   try {
-    execFileSync(rcodesign, ["verify", exe], { stdio: ["ignore", "pipe", "pipe"] });
+    info = execFileSync(rcodesign, ["print-signature-info", exe], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 << 20 });
   } catch (err) {
-    throw new Error(`rcodesign verify ${exe} failed: ${String(err.stderr ?? err.message).trim()}`);
+    throw new Error(`rcodesign print-signature-info ${exe} failed: ${String(err.stderr ?? err.message).trim()}`);
   }
-  const { identifier, pages, pageSize } = checkAdHocSignature(fs.readFileSync(exe));
-  return `rcodesign verify passed; ${pages} pages of ${pageSize} bytes match their hashes, identifier ${identifier}`;
+  const said = ["flags: CodeSignatureFlags(ADHOC)", "digest_type: sha256", "cms: null"];
+  const missing = said.filter((s) => !info.includes(s));
+  if (missing.length) throw new Error(`rcodesign print-signature-info ${exe} does not say ${missing.join(", ")}`);
+  const { identifier, pages, pageSize, specialSlots } = checkAdHocSignature(fs.readFileSync(exe));
+  return `rcodesign reads an ad-hoc CodeDirectory (SHA-256, no CMS); ${pages} pages of ${pageSize} bytes and special slots ${specialSlots.join(", ")} match their hashes; identifier ${identifier}`;
 }
