@@ -50,14 +50,8 @@ const nodes = new Map(targets.map((t) => [t.id, pinnedNode(t, say)]));
 say(`Node ${NODE_VERSION} for ${targets.map((t) => t.id).join(", ")} (cached under ${path.dirname(path.dirname(hostNode))})`);
 
 await bundle(ROOT, OUT);
-const assetMap = assets(ROOT, OUT);
-const blobs = new Map();
-const blobFor = (target) => {
-  const codeCache = target.id === host.id;
-  if (!blobs.has(codeCache)) blobs.set(codeCache, blob(OUT, assetMap, hostNode, { codeCache }));
-  return blobs.get(codeCache);
-};
-const build = (target, node) => inject({ root: ROOT, target, node, blobFile: blobFor(target), dir: path.join(OUT, target.id), toolNode: hostNode, say });
+const blobFile = blob(OUT, assets(ROOT, OUT), hostNode);
+const build = (target, node) => inject({ root: ROOT, target, node, blobFile, dir: path.join(OUT, target.id), toolNode: hostNode, say });
 
 // This machine's executable, built even when not asked for: it is asked its
 // version (a mismatch fails the build) and writes the Python plugin's

@@ -44,11 +44,11 @@ export async function darwin() {
       expect(section, `no __NODE_SEA_BLOB section in NODE_SEA (sections: ${segment.sections.map((s) => s.name).join(", ")})`);
       const blob = buf.subarray(section.offset, section.offset + section.size);
       expect(blob.readUInt32LE(0) === SEA_MAGIC, `the section does not start with the SEA magic (0x${blob.readUInt32LE(0).toString(16)})`);
-      const built = path.join(ROOT, "dist/sea/sea-prep-portable.blob");
-      if (fs.existsSync(built)) expect(blob.equals(fs.readFileSync(built)), "the embedded blob differs from dist/sea/sea-prep-portable.blob");
+      const built = path.join(ROOT, "dist/sea/sea-prep.blob");
+      if (fs.existsSync(built)) expect(blob.equals(fs.readFileSync(built)), "the embedded blob differs from dist/sea/sea-prep.blob");
       const text = buf.toString("latin1");
       expect(text.includes(`${FUSE}:1`) && !text.includes(`${FUSE}:0`), "the sentinel fuse is not flipped (NODE_SEA_FUSE_…:1)");
-      return `${section.size} bytes${fs.existsSync(built) ? ", equal to dist/sea/sea-prep-portable.blob" : ""}`;
+      return `${section.size} bytes${fs.existsSync(built) ? ", equal to dist/sea/sea-prep.blob" : ""}`;
     });
     await check(id, "the wheel's executable is the archive's, byte for byte", () => {
       const wheel = fs.readdirSync(path.join(ROOT, "dist/release")).find((f) => f.endsWith(`_${CPU[arch]}.whl`) && f.includes("-macosx_"));

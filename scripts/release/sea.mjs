@@ -72,21 +72,23 @@ export function assets(root, out) {
 
 /**
  * The preparation blob, written by `blobNode` (the pinned Node of this
- * machine). V8's code cache for the main script only where the target is this
- * machine's own platform: Node's documentation requires useCodeCache (and
- * useSnapshot, unused here) off for a blob made for another platform.
+ * machine), one for every target. No V8 code cache (useCodeCache) nor
+ * snapshot: Node's documentation requires both off for a blob made for
+ * another platform, and the code cache made two blobs of the same input
+ * differ (measured), where the release files must come out the same twice.
+ * The main script is small; the host's own code cache is made on the user's
+ * machine (src/boot/code-cache.ts).
  */
-export function blob(out, assetMap, blobNode, { codeCache }) {
-  const name = codeCache ? "sea-prep.blob" : "sea-prep-portable.blob";
+export function blob(out, assetMap, blobNode) {
   const config = {
     main: path.join(out, "sea-main.cjs"),
-    output: path.join(out, name),
+    output: path.join(out, "sea-prep.blob"),
     disableExperimentalSEAWarning: true,
-    useCodeCache: codeCache,
+    useCodeCache: false,
     useSnapshot: false,
     assets: assetMap,
   };
-  const file = path.join(out, `${name}.json`);
+  const file = path.join(out, "sea-config.json");
   fs.writeFileSync(file, JSON.stringify(config, null, 2));
   // It says "Wrote single executable preparation blob" on stderr; only a failure is shown.
   execFileSync(blobNode, ["--experimental-sea-config", file], { cwd: out, stdio: ["ignore", "pipe", "pipe"] });
