@@ -51,7 +51,9 @@ function arm64Root() {
   fs.rmSync(root, { recursive: true, force: true });
   say(`making an arm64 Debian root in ${root} (mmdebstrap, its packages set up under qemu)`);
   execFileSync("mmdebstrap", ["--arch=arm64", "--variant=apt", "--include=python3,python3-venv,ca-certificates", "bookworm", root, "http://deb.debian.org/debian"], { stdio: ["ignore", "ignore", "inherit"] });
+  // The machine's resolver and trust store (which may hold a proxy's certificate), for pip in the root.
   fs.copyFileSync("/etc/resolv.conf", path.join(root, "etc/resolv.conf"));
+  fs.copyFileSync("/etc/ssl/certs/ca-certificates.crt", path.join(root, "etc/ssl/certs/ca-certificates.crt"));
   fs.mkdirSync(path.join(root, "project"), { recursive: true });
   fs.copyFileSync(path.join(ROOT, "test/python-requirements.txt"), path.join(root, "project/requirements.txt"));
   fs.writeFileSync(path.join(root, "project/Pulumi.yaml"), "name: platforms-python\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n");
