@@ -29,7 +29,7 @@ const KNOWN_UNDER_WINE = {
   "node/moved-paths/absent-package": WINDOWS_PATH,
   "node/config-runtime/74-sigint/74-uncaught-sigint": NO_SIGNALS,
   "node/config-runtime/74-socket-stdin/74-uncaught-socket-stdin": NO_SIGNALS,
-  "node/config-runtime/74-pipe-stdin/74-uncaught-pipe-stdin-closed": `${NO_SIGNALS}; and the closing of a Linux pipe on stdin does not reach the plugin under Wine`,
+  "node/config-runtime/74-pipe-stdin/74-uncaught-pipe-stdin-closed": `${NO_SIGNALS}; and the plugin's stdin is /dev/null under Wine (wine-plugin.py), so it never sees the kit's pipe close`,
 };
 
 /** A Wine prefix of the project's own, made once and set to Windows 10. */

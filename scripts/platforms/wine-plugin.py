@@ -4,10 +4,12 @@ conformance kit on Linux (scripts/platforms/windows.mjs).
 
     python3 wine-plugin.py <plugin.exe or .cmd> [args...]
 
-Node under Wine cannot write to a Linux pipe (its stdout or stderr opened on
-one fails with `open EBADF`), and the kit reads the plugin's port line from a
-pipe. So the plugin's stdout and stderr go to files, which this copies to its
-own stdout and stderr as they grow, until the plugin has exited. Signals the
+Node under Wine cannot open a Linux pipe as a standard stream (`open
+EBADF`), and the kit reads the plugin's port line from a pipe. So the
+plugin's stdout and stderr go to files, which this copies to its own stdout
+and stderr as they grow, until the plugin has exited; its stdin is /dev/null
+(with the kit's pipe as stdin, a provider that touched process.stdin failed
+with the same EBADF). Signals the
 kit sends to the process group reach Wine directly; this process only waits,
 and exits with the plugin's exit code.
 """
@@ -41,7 +43,7 @@ def main():
     # The group's SIGINT is the plugin's to answer; this one outlives it to pass on its exit code.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        proc = subprocess.Popen(command, stdout=out, stderr=err, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=err, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     signal.signal(signal.SIGTERM, lambda *_: proc.terminate())
     done = threading.Event()
     pumps = [threading.Thread(target=pump, args=(p, d.buffer, done)) for p, d in ((out_path, sys.stdout), (err_path, sys.stderr))]
