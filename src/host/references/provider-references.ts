@@ -145,25 +145,11 @@ export class ProviderReferences {
     file: string,
     dir: string,
   ): Promise<{ name: string; language: Language; references: ProviderReferences } | { problem: string }> {
-    let text: string;
-    try {
-      text = fs.readFileSync(file, "utf8");
-    } catch (e) {
-      return { problem: `${file} could not be read: ${(e as Error).message}` };
-    }
-    const yaml = await import("yaml");
-    const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
-    let doc: unknown;
-    try {
-      doc = parse(text);
-    } catch (e) {
-      return { problem: `${file} is not valid YAML: ${(e as Error).message}` };
-    }
-    const section = doc && typeof doc === "object" ? (doc as Record<string, unknown>)[SECTION] : undefined;
-    if (section === undefined || section === null) {
+    const read = await readSectionOf(dir, file);
+    if (read.problem) return { problem: read.problem };
+    if (read.section === undefined || read.section === null) {
       return { problem: `${file} has no ${SECTION} section: a provider package declares its types there, as a project's Pulumi.yaml does` };
     }
-    const read: ProjectSection = { root: dir, file, section };
     const names = [...new Set(Object.keys(rawProviders(read)).map((t) => t.slice(0, Math.max(0, t.indexOf(":")))))];
     if (names.length === 0) return { problem: `${file} declares no types: declare them under ${SECTION}.providers as <package>:<module>:<Type>` };
     if (names.length > 1 || names[0] === "") {
@@ -226,6 +212,11 @@ async function readSection(start: string): Promise<ProjectSection> {
   const root = findProjectRoot(start);
   const file = root && projectFile(root);
   if (!root || !file) return {};
+  return readSectionOf(root, file);
+}
+
+/** The section of the YAML file `file` (a project's Pulumi.yaml, or a provider package's declarations), whose paths start at `root`. */
+async function readSectionOf(root: string, file: string): Promise<ProjectSection> {
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
