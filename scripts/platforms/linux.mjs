@@ -43,6 +43,20 @@ function arm64Tools() {
   needPackages("arm64 libc and libstdc++", ["libc6:arm64", "libstdc++6:arm64"], () => ARM64_LIBS.every((f) => fs.existsSync(f)), ["dpkg", "--add-architecture", "arm64"]);
 }
 
+/** The Debian mirror this machine's apt uses (DEBIAN_MIRROR overrides): the first `URIs:` of a deb822 source, else the first `deb` line. */
+function debianMirror() {
+  if (process.env.DEBIAN_MIRROR) return process.env.DEBIAN_MIRROR;
+  const dir = "/etc/apt/sources.list.d";
+  const texts = [...(fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".sources") || f.endsWith(".list")).map((f) => path.join(dir, f)) : []), "/etc/apt/sources.list"]
+    .filter((f) => fs.existsSync(f))
+    .map((f) => fs.readFileSync(f, "utf8"));
+  for (const text of texts) {
+    const m = /^URIs:\s*(\S+)/m.exec(text) ?? /^deb\s+(?:\[[^\]]*\]\s+)?(\S+)/m.exec(text);
+    if (m) return m[1];
+  }
+  throw new Error("no Debian mirror found in this machine's apt sources: set DEBIAN_MIRROR to one");
+}
+
 /** An arm64 Debian root with python3 and a virtualenv holding test/python-requirements.txt, made once. */
 function arm64Root() {
   const root = path.join(CACHE, "arm64-root");
@@ -50,7 +64,7 @@ function arm64Root() {
   needPackages("mmdebstrap", ["mmdebstrap", "arch-test"], () => Boolean(which("mmdebstrap")));
   fs.rmSync(root, { recursive: true, force: true });
   say(`making an arm64 Debian root in ${root} (mmdebstrap, its packages set up under qemu)`);
-  execFileSync("mmdebstrap", ["--arch=arm64", "--variant=apt", "--include=python3,python3-venv,ca-certificates", "bookworm", root, "http://deb.debian.org/debian"], { stdio: ["ignore", "ignore", "inherit"] });
+  execFileSync("mmdebstrap", ["--arch=arm64", "--variant=apt", "--include=python3,python3-venv,ca-certificates", "bookworm", root, debianMirror()], { stdio: ["ignore", "ignore", "inherit"] });
   // The machine's resolver and trust store (which may hold a proxy's certificate), for pip in the root.
   fs.copyFileSync("/etc/resolv.conf", path.join(root, "etc/resolv.conf"));
   fs.copyFileSync("/etc/ssl/certs/ca-certificates.crt", path.join(root, "etc/ssl/certs/ca-certificates.crt"));

@@ -1,7 +1,7 @@
 // macOS executables must be signed again after injection (Node's single
 // executable documentation); an ad-hoc signature is what Node's own
 // `codesign --sign -` step gives, and is all an arm64 Mac needs to run a
-// binary. On Linux: rcodesign (crates.io: apple-codesign, `cargo install
+// binary. On Linux: rcodesign (the apple-codesign crate, `cargo install
 // apple-codesign --locked`), found on PATH or in ~/.cargo/bin. The result is
 // checked twice: rcodesign parses it (`print-signature-info`: an ad-hoc
 // CodeDirectory and no CMS signature), and macho.mjs checks every hash in it
