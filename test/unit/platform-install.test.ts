@@ -9,6 +9,7 @@ import { expect } from "chai";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { candidateFiles, findPulumi, lookPath, resolvePlugin } from "../../src/cli/install/engine-lookup.js";
 import {
   BACKUP_SUFFIX,
@@ -129,7 +130,7 @@ describe("install on Windows (the platform injected)", function () {
     });
 
     it("the release's zip writes the same launchers as install (scripts/release/layout.mjs imports them)", async function () {
-      const layout = (await import(`${REPO}scripts/release/layout.mjs`)) as { placeNames(t: object, exe: string, dir: string, l: string): void };
+      const layout = (await import(pathToFileURL(`${REPO}scripts/release/layout.mjs`).href)) as { placeNames(t: object, exe: string, dir: string, l: string): void };
       const exeFile = write(path.join(root, "host.exe"), "MZ stand-in", 0o755);
       const dir = path.join(root, "zip");
       fs.mkdirSync(dir);

@@ -130,15 +130,6 @@ export function placementFor(name: string, host: HostFiles): Placement {
   return { file: name, kind: host.embedded ? "executable" : "symlink", source };
 }
 
-/**
- * In the single executable, what the Python plugin's name holds: its launcher
- * script (python-launcher.ts), which starts the worker beside the executable
- * placed under the Node plugin's name. Undefined for every other name and install.
- */
-export function launcherText(name: string): string | undefined {
-  return EMBEDDED && name === PYTHON.binary ? embeddedPythonLauncher() : undefined;
-}
-
 /** The file at `file` is the launcher `host` writes for `name` (on Windows, each `.cmd` of its names). */
 export function isOurLauncher(file: string, name: string, host: HostFiles | undefined = EMBEDDED || process.platform === "win32" ? thisHost() : undefined): boolean {
   if (host === undefined) return false;
