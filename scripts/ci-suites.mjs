@@ -42,6 +42,7 @@ export const ON_WIN32 = [
   "drift-message",
   "error-text",
   "pickle-inspect",
+  "platform-install",
   "platform-paths",
   "platform-report",
   "platform-virtualenv",

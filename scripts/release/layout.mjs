@@ -10,6 +10,8 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+// The launcher text `install` writes too; built by `npm run build`, which `npm run dist` runs first.
+import { windowsLauncher } from "../../dist/src/cli/install/windows-launcher.js";
 
 export const NAMES = ["pulumi-dynamic-host", "pulumi-resource-pulumi-nodejs", "pulumi-resource-pulumi-python"];
 
@@ -19,7 +21,8 @@ export const NAMES = ["pulumi-dynamic-host", "pulumi-resource-pulumi-nodejs", "p
  * which starts the Python worker beside the host (src/cli/install/python-launcher.ts).
  * Windows has no `sh`, and a zip stores no links: as in the wheel, the
  * executable once, as pulumi-resource-pulumi-nodejs.exe, and `.cmd` launchers
- * under the two other names (windowsLauncher). Three copies of the executable
+ * under the two other names (windowsLauncher, src/cli/install/windows-launcher.ts,
+ * which `install` writes too). Three copies of the executable
  * made a 99 MiB zip; this one is a third of that.
  */
 export function placeNames(target, exe, dir, launcherText) {
@@ -58,26 +61,6 @@ function windowsNames(exe, dir) {
   fs.copyFileSync(exe, path.join(dir, "pulumi-resource-pulumi-nodejs.exe"));
   for (const name of ["pulumi-resource-pulumi-python", "pulumi-dynamic-host"]) fs.writeFileSync(path.join(dir, `${name}.cmd`), windowsLauncher(name));
   for (const f of ["pulumi-resource-pulumi-nodejs.exe", "pulumi-resource-pulumi-python.cmd", "pulumi-dynamic-host.cmd"]) fs.chmodSync(path.join(dir, f), 0o755);
-}
-
-/**
- * A wheel's `.cmd` launcher on Windows: runs the executable beside it
- * (pulumi-resource-pulumi-nodejs.exe) with PULUMI_DYNAMIC_HOST_SERVE set to
- * the name to serve (src/host/plugin/modes.ts, modeOfProcess): this file's own
- * path for the Python plugin, and for the command for people a path whose
- * file name is exactly pulumi-dynamic-host (%~dpn0: no extension).
- */
-export function windowsLauncher(name) {
-  const serve = name === "pulumi-dynamic-host" ? "%~dpn0" : "%~f0";
-  return [
-    "@echo off",
-    `rem ${name} of the pulumi-dynamic-host wheel on Windows: the executable is installed once, beside this file.`,
-    "setlocal",
-    `set "PULUMI_DYNAMIC_HOST_SERVE=${serve}"`,
-    '"%~dp0pulumi-resource-pulumi-nodejs.exe" %*',
-    "exit /b %ERRORLEVEL%",
-    "",
-  ].join("\r\n");
 }
 
 /** The time every archive entry carries: SOURCE_DATE_EPOCH, else the commit's time, else 1980. */

@@ -17,9 +17,14 @@
 // - into a directory of the user's (--dir DIR): to put on PATH; the engine then
 //   warns "using … from $PATH" unless that directory holds pulumi too.
 //
-// What is placed: the single executable itself (hard link, else copy) when
-// running as one, but under the Python plugin's name the launcher it writes
-// (python-launcher.ts); otherwise a symlink to the package's bin/<name> script.
+// What is placed (placementFor, a function of the platform): the single
+// executable itself (hard link, else copy) when running as one, but under the
+// Python plugin's name the launcher it writes (python-launcher.ts); otherwise a
+// symlink to the package's bin/<name> script. On Windows, which has no `sh` and
+// makes symlinks an administrator's right, the engine looks for `<name>.exe`
+// then `<name>.cmd`: the executable as pulumi-resource-pulumi-nodejs.exe and the
+// release zip's `.cmd` launchers under the two other names, or for the npm
+// package `.cmd` launchers that run node on its entries (windows-launcher.ts).
 import fs from "node:fs";
 import { lstatOf } from "../../host/files/file-probe.js";
 import path from "node:path";
@@ -27,7 +32,9 @@ import { EMBEDDED, packageRoot } from "../../host/files/assets.js";
 import { COMMAND_NAME, MODES, PLUGIN_PREFIX, PYTHON, ownPackageOfBinary } from "../../host/plugin/modes.js";
 import { embeddedPythonLauncher } from "./python-launcher.js";
 import { hostVersion } from "../../host/plugin/plugin-info.js";
-import { findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
+import { candidateFiles, findPulumi, resolvePlugin, type PluginPackage } from "./engine-lookup.js";
+import { npmWindowsLauncher, windowsLauncher, WINDOWS_EXECUTABLE } from "./windows-launcher.js";
+import { pathsOf, type Platform } from "../../host/files/platform.js";
 import { findProjectRoot } from "../../host/references/project-root.js";
 import { registerProjectPlugins, unregisterProjectPlugins } from "./project-file.js";
 
@@ -42,6 +49,7 @@ const NEXT_TO_PULUMI = [...NAMES, COMMAND_NAME];
 export class InstallError extends Error {}
 
 interface Placed {
+  /** The file's name in the folder (with `.exe` or `.cmd` on Windows). An entry with only a backup: a file kept aside where nothing was placed. */
   name: string;
   /** A symlink's target, or a file's inode and size when copied or hard-linked. */
   link?: string;
@@ -64,20 +72,76 @@ export function ourPlugins(): { fileFor(name: string): string; dir: string; embe
 }
 
 /**
- * In the single executable, what the Python plugin's name holds: its launcher
- * script (python-launcher.ts), which starts the worker beside the executable
- * placed under the Node plugin's name. Undefined for every other name and install.
+ * What `install` places, as it is: the system it places for, the files each
+ * name runs, and the launcher texts. thisHost() is the running one; the tests
+ * give another platform, a stand-in executable and another package's folder.
  */
-export function launcherText(name: string): string | undefined {
-  return EMBEDDED && name === PYTHON.binary ? embeddedPythonLauncher() : undefined;
+export interface HostFiles {
+  platform: Platform;
+  embedded: boolean;
+  /** The executable (embedded), else the package's bin/<name> script. */
+  fileFor(name: string): string;
+  /** The npm package's folder (its bin/ holds the entries), as the platform writes it. */
+  packageRoot: string;
+  /** The single executable's Python launcher (sh), elsewhere than Windows. */
+  pythonLauncher(): string;
 }
 
-/** The file at `file` is the launcher this executable writes for `name`. */
-export function isOurLauncher(file: string, name: string): boolean {
-  const text = launcherText(name);
-  if (text === undefined) return false;
+export function thisHost(): HostFiles {
+  const ours = ourPlugins();
+  return { platform: process.platform, embedded: ours.embedded, fileFor: ours.fileFor, packageRoot: EMBEDDED ? "" : packageRoot(), pythonLauncher: embeddedPythonLauncher };
+}
+
+/** How one name is placed in a folder: its file name there, and what that file is. */
+export type Placement =
+  | { file: string; kind: "executable"; source: string }
+  | { file: string; kind: "symlink"; source: string }
+  | { file: string; kind: "launcher"; text: string; runs: string };
+
+/**
+ * The file `name` (a plugin's or the command's) becomes on `host.platform`:
+ * - Windows, single executable: the Node plugin's name and a package's of the
+ *   project's own are the executable as `<name>.exe` (main.ts reads a package
+ *   name from the executable's own path); the Python plugin and the command are
+ *   the release zip's `.cmd` launchers, which run pulumi-resource-pulumi-nodejs.exe;
+ * - Windows, npm package: `<name>.cmd` running node on the package's entry
+ *   (bin/python-entry.mjs for the Python plugin, which needs no sh);
+ * - elsewhere, single executable: the executable, the Python plugin's name its sh launcher;
+ * - elsewhere, npm package: a symlink to bin/<name>.
+ */
+export function placementFor(name: string, host: HostFiles): Placement {
+  const source = host.fileFor(sourceName(name));
+  if (host.platform === "win32") {
+    if (host.embedded) {
+      if (name === MODES[0].binary || ownPackageOfBinary(name)) return { file: `${name}.exe`, kind: "executable", source };
+      return { file: `${name}.cmd`, kind: "launcher", text: windowsLauncher(name), runs: WINDOWS_EXECUTABLE };
+    }
+    if (ownPackageOfBinary(name)) {
+      throw new InstallError(
+        `--package on Windows needs the single executable (the release's .zip): the npm package's .cmd launcher runs node, ` +
+          `whose script path names no package of your own`,
+      );
+    }
+    const win = pathsOf("win32");
+    const entry = win.join(host.packageRoot, "bin", name === PYTHON.binary ? "python-entry.mjs" : name);
+    return { file: `${name}.cmd`, kind: "launcher", text: npmWindowsLauncher(name, entry), runs: `node ${entry}` };
+  }
+  if (host.embedded && name === PYTHON.binary) return { file: name, kind: "launcher", text: host.pythonLauncher(), runs: MODES[0].binary };
+  return { file: name, kind: host.embedded ? "executable" : "symlink", source };
+}
+
+/** The file at `file` is the launcher `host` writes for `name` (on Windows, each `.cmd` of its names). */
+export function isOurLauncher(file: string, name: string, host: HostFiles | undefined = EMBEDDED || process.platform === "win32" ? thisHost() : undefined): boolean {
+  if (host === undefined) return false;
+  let plan: Placement;
   try {
-    return fs.readFileSync(file, "utf8") === text;
+    plan = placementFor(name.replace(/\.(cmd|exe)$/i, ""), host);
+  } catch {
+    return false;
+  }
+  if (plan.kind !== "launcher") return false;
+  try {
+    return fs.readFileSync(file, "utf8") === plan.text;
   } catch {
     return false;
   }
@@ -89,7 +153,7 @@ function sourceName(name: string): string {
 }
 
 /** How a name was placed: what `install` says of it (`->` only for a symlink). */
-type How = { kind: "symlink"; to: string } | { kind: "hard link" | "copy"; of: string } | { kind: "launcher" } | { kind: "itself" };
+type How = { kind: "symlink"; to: string } | { kind: "hard link" | "copy"; of: string } | { kind: "launcher"; runs: string } | { kind: "itself" };
 
 /** One line for a placed file: `FILE -> TARGET` for a symlink, else what the file is. */
 export function placedLine(file: string, how: How): string {
@@ -100,34 +164,37 @@ export function placedLine(file: string, how: How): string {
     case "copy":
       return `${file}: ${how.kind} of ${how.of}`;
     case "launcher":
-      return `${file}: the Python plugin's launcher script, which runs ${path.join(path.dirname(file), MODES[0].binary)} beside it`;
+      if (how.runs.startsWith("node ")) return `${file}: a launcher (.cmd) that runs ${how.runs}`;
+      if (/\.cmd$/i.test(file)) return `${file}: a launcher (.cmd) that runs ${path.join(path.dirname(file), how.runs)} beside it`;
+      return `${file}: the Python plugin's launcher script, which runs ${path.join(path.dirname(file), how.runs)} beside it`;
     case "itself":
       return `${file}: this host's own file, left as it is`;
   }
 }
 
 /**
- * Puts `name` into `dir`. `linkFrom`: a file already placed in `dir` that is this executable,
+ * Puts `name` into `dir` as placementFor says. `linkFrom`: a file already placed in `dir` that is this executable,
  * to hard-link from when the executable itself cannot be (another file system): one copy, not one per name.
+ * Never a symlink on Windows (placementFor gives none there).
  */
-function place(name: string, dir: string, linkFrom?: string): { placed: Placed; how: How } {
-  const ours = ourPlugins();
-  const to = path.join(dir, name);
-  const launcher = launcherText(name);
-  if (launcher !== undefined) {
-    if (!isOurLauncher(to, name)) {
+function place(name: string, dir: string, host: HostFiles, linkFrom?: string): { placed: Placed; how: How; file: string } {
+  const plan = placementFor(name, host);
+  const to = path.join(dir, plan.file);
+  const done = (placed: Placed, how: How) => ({ placed, how, file: to });
+  if (plan.kind === "launcher") {
+    if (!hasText(to, plan.text)) {
       fs.rmSync(to, { force: true });
-      fs.writeFileSync(to, launcher, { mode: 0o755 });
+      fs.writeFileSync(to, plan.text, { mode: 0o755 });
     }
     const st = fs.statSync(to);
-    return { placed: { name, ino: st.ino, size: st.size }, how: { kind: "launcher" } };
+    return done({ name: plan.file, ino: st.ino, size: st.size }, { kind: "launcher", runs: plan.runs });
   }
-  const source = ours.fileFor(sourceName(name));
-  if (path.resolve(source) === path.resolve(to)) return { placed: { name, ino: fs.statSync(to).ino, size: fs.statSync(to).size }, how: { kind: "itself" } };
+  const source = plan.source;
+  if (path.resolve(source) === path.resolve(to)) return done({ name: plan.file, ino: fs.statSync(to).ino, size: fs.statSync(to).size }, { kind: "itself" });
   fs.rmSync(to, { force: true });
-  if (!ours.embedded) {
+  if (plan.kind === "symlink") {
     fs.symlinkSync(source, to);
-    return { placed: { name, link: source }, how: { kind: "symlink", to: source } };
+    return done({ name: plan.file, link: source }, { kind: "symlink", to: source });
   }
   let how: How = { kind: "hard link", of: source };
   try {
@@ -145,7 +212,15 @@ function place(name: string, dir: string, linkFrom?: string): { placed: Placed; 
     }
   }
   const st = fs.statSync(to);
-  return { placed: { name, ino: st.ino, size: st.size }, how };
+  return done({ name: plan.file, ino: st.ino, size: st.size }, how);
+}
+
+function hasText(file: string, text: string): boolean {
+  try {
+    return fs.readFileSync(file, "utf8") === text;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -182,7 +257,7 @@ export function describeExisting(file: string): string {
 
 function isWhatWePlaced(p: Placed, file: string): boolean {
   const st = lstatOf(file);
-  if (!st) return false;
+  if (!st || (p.link === undefined && p.ino === undefined)) return false;
   if (p.link !== undefined) return st.isSymbolicLink() && fs.readlinkSync(file) === p.link;
   return st.isFile() && st.ino === p.ino && st.size === p.size;
 }
@@ -215,9 +290,14 @@ function checkWritable(dir: string, where: string): void {
   }
 }
 
-/** `install` with no argument: our names next to the pulumi the user runs. */
-export function installNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string) => void): void {
-  const pulumi = findPulumi(env);
+/**
+ * `install` with no argument: our names next to the pulumi the user runs. `host` is the system and
+ * files placed (thisHost(); the tests give Windows'). Every file the engine could take for a name
+ * there that is not ours (on Windows both `<name>.exe` and `<name>.cmd`, Pulumi's own being `.cmd`)
+ * is kept as <file>.before-pulumi-dynamic-host, which `uninstall` puts back.
+ */
+export function installNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string) => void, host: HostFiles = thisHost()): void {
+  const pulumi = findPulumi(env, host.platform);
   if (!pulumi) {
     throw new InstallError(
       "pulumi is not on PATH, so there is no pulumi to install next to.\n" +
@@ -230,22 +310,40 @@ export function installNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string) 
   const before = readRecord(dir);
   const placed: Placed[] = [];
   let copy: string | undefined;
+  /** Keeps what is at `fileName` (not ours) aside; returns the backup to record, if any. */
+  const keepAside = (fileName: string): string | undefined => {
+    const file = path.join(dir, fileName);
+    const earlier = before?.placed.find((p) => p.name === fileName);
+    if (!lstatOf(file) || (earlier && isWhatWePlaced(earlier, file))) return earlier?.backup;
+    // A plugin that is not ours (the bundled script, perhaps of a newer pulumi): keep it to put back.
+    const was = describeExisting(file);
+    const backup = file + BACKUP_SUFFIX;
+    fs.rmSync(backup, { force: true });
+    fs.renameSync(file, backup);
+    out(`kept ${file} as ${backup}: it was ${was}; uninstall puts it back`);
+    return backup;
+  };
   try {
     for (const name of NEXT_TO_PULUMI) {
-      const file = path.join(dir, name);
-      const earlier = before?.placed.find((p) => p.name === name);
-      let backup = earlier?.backup;
-      if (earlier && isWhatWePlaced(earlier, file)) {
-        out(`${file}: replaces the install of pulumi-dynamic-host ${before!.version} there${backup ? ` (${backup} stays kept, for uninstall)` : ""}`);
-      } else if (lstatOf(file)) {
-        // A plugin that is not ours (the bundled script, perhaps of a newer pulumi): keep it to put back.
-        const was = describeExisting(file);
-        backup = file + BACKUP_SUFFIX;
-        fs.rmSync(backup, { force: true });
-        fs.renameSync(file, backup);
-        out(`kept ${file} as ${backup}: it was ${was}; uninstall puts it back`);
+      const plan = placementFor(name, host);
+      // The engine's other names for this one (Windows: .exe before .cmd): Pulumi's kept aside, an earlier install's removed.
+      for (const other of candidateFiles(name, host.platform).filter((f) => f !== plan.file)) {
+        const file = path.join(dir, other);
+        const earlier = before?.placed.find((p) => p.name === other);
+        if (earlier && isWhatWePlaced(earlier, file)) {
+          fs.rmSync(file);
+          out(`removed ${file}: an earlier install of pulumi-dynamic-host put it there; ${plan.file} stands for ${name} now`);
+        }
+        const backup = keepAside(other);
+        if (backup) placed.push({ name: other, backup });
       }
-      const p = place(name, dir, copy);
+      const file = path.join(dir, plan.file);
+      const earlier = before?.placed.find((p) => p.name === plan.file);
+      if (earlier && isWhatWePlaced(earlier, file)) {
+        out(`${file}: replaces the install of pulumi-dynamic-host ${before!.version} there${earlier.backup ? ` (${earlier.backup} stays kept, for uninstall)` : ""}`);
+      }
+      const backup = keepAside(plan.file);
+      const p = place(name, dir, host, copy);
       if (p.how.kind === "hard link" || p.how.kind === "copy") copy ??= file;
       placed.push({ ...p.placed, backup });
       out(placedLine(file, p.how));
@@ -257,13 +355,13 @@ export function installNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string) 
     if (code === "EACCES" || code === "EPERM" || code === "EROFS") notWritable(dir, err, where);
     throw err;
   }
-  reportShadows(dir, env, out);
+  reportShadows(dir, env, out, host.platform);
 }
 
 /** Says which plugin the engine would launch now, and why it would warn if it would. */
-function reportShadows(pulumiDir: string, env: NodeJS.ProcessEnv, out: (line: string) => void): void {
+function reportShadows(pulumiDir: string, env: NodeJS.ProcessEnv, out: (line: string) => void, platform: Platform): void {
   for (const mode of MODES) {
-    const r = resolvePlugin(mode.package as PluginPackage, { env, pulumiDir });
+    const r = resolvePlugin(mode.package as PluginPackage, { env, pulumiDir, platform });
     if (r.warning) {
       out(`warning: ${shadowAdvice(r.chosen!.path, r.warning, pulumiDir)}`);
     }
@@ -282,8 +380,8 @@ export function shadowAdvice(chosen: string, warning: string, pulumiDir: string)
 }
 
 /** `uninstall` with no argument: ours away from next to pulumi, the kept plugins back. */
-export function uninstallNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string) => void): void {
-  const pulumi = findPulumi(env);
+export function uninstallNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string) => void, platform: Platform = process.platform): void {
+  const pulumi = findPulumi(env, platform);
   if (!pulumi) throw new InstallError("pulumi is not on PATH, so there is no pulumi to uninstall from: nothing was changed.");
   const dir = pulumi.dir;
   const record = readRecord(dir);
@@ -310,13 +408,13 @@ export function uninstallNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string
 }
 
 /** `install --dir DIR`: our names in a directory of the user's. */
-export function installIntoDir(dir: string, out: (line: string) => void): void {
+export function installIntoDir(dir: string, out: (line: string) => void, host: HostFiles = thisHost()): void {
   fs.mkdirSync(dir, { recursive: true });
   let copy: string | undefined;
   for (const name of NAMES) {
-    const p = place(name, dir, copy);
-    if (p.how.kind === "hard link" || p.how.kind === "copy") copy ??= path.join(dir, name);
-    out(placedLine(path.join(dir, name), p.how));
+    const p = place(name, dir, host, copy);
+    if (p.how.kind === "hard link" || p.how.kind === "copy") copy ??= p.file;
+    out(placedLine(p.file, p.how));
   }
   out(
     `put ${dir} first on PATH. Unless pulumi itself lives in ${dir}, the engine prints "using pulumi-resource-… from $PATH" on every run; ` +
@@ -324,18 +422,21 @@ export function installIntoDir(dir: string, out: (line: string) => void): void {
   );
 }
 
-export function uninstallFromDir(dir: string, out: (line: string) => void, names: readonly string[] = NAMES): void {
+export function uninstallFromDir(dir: string, out: (line: string) => void, names: readonly string[] = NAMES, host: HostFiles = thisHost()): void {
   for (const name of names) {
-    const file = path.join(dir, name);
+    const plan = placementFor(name, host);
+    const file = path.join(dir, plan.file);
     const st = lstatOf(file);
     if (!st) continue;
-    const ours = ourPlugins().fileFor(sourceName(name));
-    const same = st.isSymbolicLink() ? fs.readlinkSync(file) === ours : st.isFile() && (isOurLauncher(file, name) || sameContent(file, ours));
+    let same: boolean;
+    if (plan.kind === "launcher") same = st.isFile() && hasText(file, plan.text);
+    else if (st.isSymbolicLink()) same = fs.readlinkSync(file) === plan.source;
+    else same = st.isFile() && sameContent(file, plan.source);
     if (same) {
       fs.rmSync(file);
       out(`removed ${file}`);
     } else {
-      out(`left ${file} alone: it is not a link to or copy of this host (${ours})`);
+      out(`left ${file} alone: it is not ${plan.kind === "launcher" ? "the launcher this host writes there" : `a link to or copy of this host (${plan.source})`}`);
     }
   }
 }
@@ -354,8 +455,8 @@ function projectRootOf(dir: string | undefined): string {
   return root;
 }
 
-function requireAllNames(dir: string): void {
-  const missing = NAMES.filter((n) => !fs.existsSync(path.join(dir, n)));
+function requireAllNames(dir: string, platform: Platform): void {
+  const missing = NAMES.filter((n) => !candidateFiles(n, platform).some((f) => fs.existsSync(path.join(dir, f))));
   if (missing.length > 0) {
     throw new InstallError(
       `${dir} does not hold ${missing.join(" and ")}, which Pulumi.yaml's plugins.providers would point at. ` +
@@ -367,7 +468,7 @@ function requireAllNames(dir: string): void {
 export function installForProject(dir: string | undefined, out: (line: string) => void): void {
   const root = projectRootOf(dir);
   const plugins = ourPlugins();
-  requireAllNames(plugins.dir);
+  requireAllNames(plugins.dir, process.platform);
   const edit = registerProjectPlugins(root, MODES.map((m) => m.package), plugins.dir);
   for (const c of edit.changes) out(`${edit.file}: plugins.providers ${c}`);
   const rel = path.relative(fs.realpathSync(root), fs.realpathSync(plugins.dir));
@@ -394,16 +495,16 @@ export function installPackage(pkg: string, where: { dir?: string; project?: str
   const name = packagePluginName(pkg);
   if (where.dir !== undefined) {
     fs.mkdirSync(where.dir, { recursive: true });
-    const p = place(name, where.dir);
-    out(placedLine(path.join(where.dir, name), p.how));
+    const p = place(name, where.dir, thisHost());
+    out(placedLine(p.file, p.how));
     out(`put ${where.dir} on PATH; the engine then prints "using ${name} from $PATH" on every run, which --project avoids.`);
     return;
   }
   const root = projectRootOf(where.project ?? undefined);
   const dir = packagePluginDir();
   checkWritable(dir, `the host's own names live there, and ${name} goes beside them`);
-  const p = place(name, dir);
-  out(placedLine(path.join(dir, name), p.how));
+  const p = place(name, dir, thisHost());
+  out(placedLine(p.file, p.how));
   const edit = registerProjectPlugins(root, [pkg], dir);
   for (const c of edit.changes) out(`${edit.file}: plugins.providers ${c}`);
 }
@@ -447,7 +548,7 @@ export function uninstallPackage(pkg: string, where: { dir?: string; project?: s
   const edit = unregisterProjectPlugins(root, [pkg], dir);
   if (edit.changes.length === 0) out(`${edit.file}: no plugins.providers entry for ${pkg}; nothing changed`);
   for (const c of edit.changes) out(`${edit.file}: plugins.providers ${c}`);
-  out(`left ${path.join(dir, name)} in place for other projects; \`uninstall --package ${pkg} --dir ${dir}\` removes it`);
+  out(`left ${path.join(dir, placementFor(name, thisHost()).file)} in place for other projects; \`uninstall --package ${pkg} --dir ${dir}\` removes it`);
 }
 
 function packagePluginName(pkg: string): string {
