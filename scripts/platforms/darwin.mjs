@@ -1,6 +1,6 @@
 // macOS, with no Mac: what can be checked of the executables from their
 // bytes. The Mach-O header (architecture, minimum macOS), the code signature
-// (rcodesign verify, and every page's hash by macho.mjs), the embedded blob
+// (rcodesign print-signature-info, and every page's hash by macho.mjs), the embedded blob
 // (the NODE_SEA segment's section holding the preparation blob written for
 // other platforms, byte for byte) and Node's sentinel fuse flipped.
 import { execFileSync } from "node:child_process";
@@ -33,7 +33,7 @@ export async function darwin() {
       expect(m.minos && Number(m.minos.split(".")[0]) >= 11, `minimum macOS ${m.minos}`);
       return `${m.cpu}, minimum macOS ${m.minos}, ${m.ncmds} load commands`;
     });
-    await check(id, "ad-hoc code signature: LC_CODE_SIGNATURE, rcodesign verify, every page's SHA-256", () => {
+    await check(id, "ad-hoc code signature: LC_CODE_SIGNATURE, rcodesign print-signature-info (ad hoc), every page's SHA-256", () => {
       expect(findRcodesign(), `rcodesign is not installed: ${RCODESIGN_INSTALL}`);
       return verifySignature(exe);
     });
