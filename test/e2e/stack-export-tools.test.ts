@@ -192,7 +192,7 @@ describe("end to end: inspect and doctor on stack exports made by the real engin
       ]);
       expect(r.lines.find((l) => l.startsWith("ok: node: "))).to.match(/^ok: node: \/.+\/node v\d+\.\d+\.\d+ \(runs the host\)$/);
       expect(r.lines.find((l) => l.includes(urn("sleeper")))).to.match(new RegExp(`^ok: ${urn("sleeper")}: loads here \\(nodejs; requires sleep-promise`));
-      expect(r.lines[r.lines.length - 1]).to.match(/^summary: 0 problems, \d+ notes?; 3 dynamic resources: 3 can be loaded here, 0 cannot, 0 not checked$/);
+      expect(r.lines[r.lines.length - 1]).to.match(/^summary: 0 problems, 0 warnings, \d+ notes?; 3 dynamic resources: 3 can be loaded here, 0 cannot, 0 not checked$/);
     });
 
     it("doctor from a directory where the required module does not resolve: exit 1, naming the URN", async function () {
@@ -289,7 +289,7 @@ describe("end to end: inspect and doctor on stack exports made by the real engin
       );
       expect(r.lines.filter((l) => /^ok: python: (pulumi|dill) \d/.test(l))).to.have.length(2);
       expect(r.lines.find((l) => l.includes(urn("counter")))).to.match(/^ok: .+: loads here \(python; __main__\.Counter by value, code of Python 3\.11; modules .*json/);
-      expect(r.lines[r.lines.length - 1]).to.match(/^summary: 0 problems, \d+ notes?; 2 dynamic resources: 2 can be loaded here, 0 cannot, 0 not checked$/);
+      expect(r.lines[r.lines.length - 1]).to.match(/^summary: 0 problems, 0 warnings, \d+ notes?; 2 dynamic resources: 2 can be loaded here, 0 cannot, 0 not checked$/);
     });
 
     it("doctor on an export edited so the pickle names a missing module, and with a corrupted payload: exit 1, naming each URN", async function () {
