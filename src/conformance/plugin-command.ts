@@ -20,6 +20,7 @@
 // to make absolute.
 import fs from "node:fs";
 import path from "node:path";
+import { isExecutableFile } from "../host/files/file-probe.js";
 
 /** Why a plugin command was refused before any plugin started (a usage error: exit 2). */
 export class CommandError extends Error {}
@@ -85,22 +86,11 @@ function fromCwd(word: string, cwd: string, home: string | undefined): string {
   return path.resolve(cwd, word);
 }
 
-/** Whether `file` can be run (a file, executable by this user). */
-function runnable(file: string): boolean {
-  try {
-    if (!fs.statSync(file).isFile()) return false;
-    fs.accessSync(file, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Where sh would find `name` on `PATH`, or undefined. */
 export function onPath(name: string, PATH: string | undefined): string | undefined {
   for (const dir of (PATH ?? "").split(path.delimiter)) {
     const file = path.join(dir || ".", name);
-    if (runnable(file)) return file;
+    if (isExecutableFile(file)) return file;
   }
   return undefined;
 }
@@ -126,7 +116,7 @@ export function resolvePluginCommand(command: string, option: string, cwd: strin
   if (program.includes("/") || program.startsWith("~")) {
     const file = fromCwd(program, cwd, env.HOME);
     if (!fs.existsSync(file)) throw new CommandError(`${option}: ${program} does not exist (a relative path is taken from the current folder, ${cwd})`);
-    if (!runnable(file)) throw new CommandError(`${option}: ${program} (${file}) is not an executable file; to run a script, name its interpreter first (e.g. "node ${program}" or "sh ${program}")`);
+    if (!isExecutableFile(file)) throw new CommandError(`${option}: ${program} (${file}) is not an executable file; to run a script, name its interpreter first (e.g. "node ${program}" or "sh ${program}")`);
     out.push(file);
   } else {
     if (!onPath(program, env.PATH)) {

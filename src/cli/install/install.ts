@@ -528,8 +528,8 @@ export function packagePluginDir(): string {
  * under, when it holds npm's link to the command: `<prefix>/lib/node_modules/<name>` has its
  * commands in `<prefix>/bin`; on Windows `<prefix>/node_modules/<name>`, in `<prefix>`.
  */
-export function npmGlobalBin(root: string, platform: NodeJS.Platform): string | undefined {
-  const p = platform === "win32" ? path.win32 : path.posix;
+export function npmGlobalBin(root: string, platform: Platform): string | undefined {
+  const p = pathsOf(platform);
   const modules = p.dirname(p.resolve(root));
   if (p.basename(modules) !== "node_modules") return undefined;
   const above = p.dirname(modules);
