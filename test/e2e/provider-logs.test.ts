@@ -355,7 +355,13 @@ describe("provider output under its resource (issue 20): the real engine", funct
       expectUrnless(refLines);
       expect(withText(refLines, "warning: pulumi.log warn")).to.deep.equal([{ under: "", severity: "info#err", line: "warning: pulumi.log warn" }]);
       expect(withText(refLines, "pulumi.log debug")).to.deep.equal([]);
-      expect(withText(refLines, "the secret config is")).to.deep.equal([{ under: "", severity: "info", line: "the secret config is [secret]" }]);
+      // The reference's print goes to a block-buffered stdout (a pipe), flushed only when the plugin
+      // exits: whether the engine still reads it then is a race (a CI run lost it). When the line
+      // arrives, it is once, under the stack, masked by the engine; either way the secret is nowhere.
+      const secretLines = withText(refLines, "the secret config is");
+      expect(secretLines.length, JSON.stringify(secretLines)).to.be.at.most(1);
+      for (const l of secretLines) expect(l).to.deep.equal({ under: "", severity: "info", line: "the secret config is [secret]" });
+      expect(JSON.stringify(ref.up.events)).to.not.contain(SECRET);
     });
   });
 });
