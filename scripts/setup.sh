@@ -79,6 +79,39 @@ if [ "$tests" = 1 ]; then
   fi
   ln -sfn "$bun_dir" .cache/bun
 
+  # The package registries the provider-package tests publish to and install
+  # from, started on loopback by the tests (test/e2e/provider-package-registries.test.ts):
+  # verdaccio (an npm registry) and pypiserver (a Python package index), pinned,
+  # installed once under ~/.cache and linked at .cache/verdaccio and
+  # .cache/pypiserver.
+  # 6.5.0: the last that runs on Node 20 (6.10 asks for 22). verdaccio-audit asks
+  # for node-fetch by the dist-tag "cjs", which a registry mirror may not carry:
+  # the override names the version that tag points to.
+  verdaccio_version=6.5.0
+  verdaccio_dir=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/verdaccio-$verdaccio_version
+  if [ ! -f "$verdaccio_dir/.complete" ]; then
+    echo "setup: installing verdaccio $verdaccio_version in $verdaccio_dir" >&2
+    rm -rf "$verdaccio_dir"
+    mkdir -p "$verdaccio_dir"
+    printf '{"private":true,"dependencies":{"verdaccio":"%s"},"overrides":{"verdaccio-audit":{"node-fetch":"2.7.0"}}}\n' "$verdaccio_version" >"$verdaccio_dir/package.json"
+    (cd "$verdaccio_dir" && npm install --no-audit --no-fund --loglevel=error >&2)
+    touch "$verdaccio_dir/.complete"
+  fi
+  ln -sfn "$verdaccio_dir" .cache/verdaccio
+  # hatchling beside it builds the wheels the tests publish (pip wheel --no-build-isolation).
+  pypiserver_req="pypiserver==2.4.2 hatchling==1.33.0"
+  pypiserver_key=$(echo "$pypiserver_req $pyver" | sha256 | cut -c1-16)
+  pypiserver_dir=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/pypiserver-$pypiserver_key
+  if [ ! -f "$pypiserver_dir/.complete" ]; then
+    echo "setup: installing $pypiserver_req in $pypiserver_dir" >&2
+    rm -rf "$pypiserver_dir"
+    "$python" -m venv "$pypiserver_dir"
+    # shellcheck disable=SC2086 # the list is words on purpose
+    "$pypiserver_dir/bin/python" -m pip install --quiet --disable-pip-version-check $pypiserver_req >&2
+    touch "$pypiserver_dir/.complete"
+  fi
+  ln -sfn "$pypiserver_dir" .cache/pypiserver
+
   # The Python toolchains the end-to-end tests run programs under (Pulumi.yaml's
   # runtime.options.toolchain: uv, poetry), from PyPI at pinned versions, in a
   # virtualenv of their own under ~/.cache; their commands are linked at

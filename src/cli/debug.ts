@@ -109,7 +109,7 @@ export async function runDebug(args: readonly string[], out: Out): Promise<numbe
   }
 
   const { runtimeFor } = await import("./compose/compose.js");
-  const { runtime, afterPort } = await runtimeFor(mode, cwd);
+  const { runtime, afterPort, registry } = await runtimeFor(mode, cwd);
   const { startServer } = await import("../host/server.js");
   let version: string | undefined;
   const { server, port } = await startServer({
@@ -118,6 +118,7 @@ export async function runDebug(args: readonly string[], out: Out): Promise<numbe
     cwd,
     attachable: true,
     port: parsed.port,
+    registry,
     pluginVersion: () => (version ??= pluginVersion(mode, cwd)),
   });
   out(`pulumi-dynamic-host debug: serving ${mode.package} dynamic providers of ${cwd} on 127.0.0.1:${port}`);

@@ -3,6 +3,7 @@
 // response of every resource RPC. Requests and responses are plain objects in
 // the shape of our .proto, their bags decoded or still encoded (AnyStruct); the
 // runtime does the language-specific part.
+import type { Registry } from "./packages/registry-install.js";
 import * as grpc from "@grpc/grpc-js";
 import { CallOutputs } from "./engine/call-output.js";
 import { CallSignal } from "./limits/call-signal.js";
@@ -70,6 +71,8 @@ export interface CoreOptions {
   engineLog?: EngineLog;
   /** The plugin's version (GetPluginInfo's): a parameterized package's schema names it as its base provider's. */
   pluginVersion?: () => string;
+  /** Where Parameterize installs registry packages from (npm for Node, a Python index for Python), or why it cannot. */
+  registry?: Registry;
 }
 
 /** The operations that run the project's code instead of the state's when a type's declaration asks (latestCode). */
@@ -99,7 +102,7 @@ export class DynamicCore {
     this.cwd = opts.cwd ?? process.cwd();
     this.engineLog = opts.engineLog ?? NO_ENGINE_LOG;
     this.outputs = new CallOutputs(this.engineLog);
-    this.packages = new ServedPackages(mode, this.cwd);
+    this.packages = new ServedPackages(mode, this.cwd, opts.registry);
     this.pluginVersion = opts.pluginVersion ?? (() => "0.0.0");
   }
 

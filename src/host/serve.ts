@@ -13,6 +13,7 @@
 // the way out on a signal or when the engine goes away. Which language runtime
 // serves is the caller's choice (src/cli/compose/compose.ts, the composition root), so
 // the serving path imports no adapter.
+import type { Registry } from "./packages/registry-install.js";
 import { fstatSync } from "node:fs";
 import { parsePluginArgs } from "./plugin/args.js";
 import { log, setVerbosity } from "./diagnostics/log.js";
@@ -28,6 +29,8 @@ export interface ServedRuntime {
   runtime: DynamicRuntime;
   /** Called once the port line is out (what must not write to stdout before it starts here). */
   afterPort?: () => void;
+  /** Where Parameterize installs registry packages from (src/host/packages/registry-install.ts), if it can. */
+  registry?: Registry;
 }
 
 /** Builds the runtime for the program in `cwd`; may end the process before the port line, as a reference would. */
@@ -48,7 +51,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
   capYoungGeneration();
   limitOldGenerationGrowth();
   const cwd = process.cwd();
-  const { runtime, afterPort } = await makeRuntime(mode, cwd);
+  const { runtime, afterPort, registry } = await makeRuntime(mode, cwd);
   const { startServer } = await import("./server.js");
   let version: string | undefined;
   const { server, port, warmUp } = await startServer({
@@ -57,6 +60,7 @@ export async function serve(mode: Mode, argv: readonly string[], makeRuntime: Ru
     cwd,
     engineAddress: args.engineAddress,
     pluginVersion: () => (version ??= pluginVersion(mode, cwd)),
+    registry,
   });
   // The engine reads this one line byte by byte; it must be the first thing on stdout.
   process.stdout.write(`${port}\n`);

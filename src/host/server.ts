@@ -2,6 +2,7 @@
 // thin decode → core → encode. What an RPC answers that is not a resource
 // operation (refusals, Invoke, Cancel, GetPluginInfo) is decided here from the
 // mode, identically for both languages apart from the mode's texts.
+import type { Registry } from "./packages/registry-install.js";
 import * as grpc from "@grpc/grpc-js";
 import type protobuf from "protobufjs";
 import { DynamicCore } from "./core.js";
@@ -47,6 +48,8 @@ export interface HostOptions {
    * which is answered instead of refused (as the references refuse it).
    */
   attachable?: boolean;
+  /** Where Parameterize installs registry packages from, if it can (ServedRuntime's). */
+  registry?: Registry;
   /** The port to listen on (default: any free one). */
   port?: number;
 }
@@ -104,7 +107,7 @@ export function serviceHandlers(opts: HostOptions, warmUps?: (() => void)[]): gr
     reachable: () => toEngine.reachable(),
     close: () => toEngine.close(),
   };
-  const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: viaAttached, pluginVersion: opts.pluginVersion });
+  const core = new DynamicCore(mode, opts.runtime, { cwd: opts.cwd, engineLog: viaAttached, pluginVersion: opts.pluginVersion, registry: opts.registry });
   // The first resource call asks whether the engine's Log can be reached (a connection and a
   // health check, ≈ 10 ms): asked once the port line is out, it is answered by the time that call comes.
   warmUps?.push(() => void viaAttached.reachable());

@@ -118,14 +118,20 @@ describe("provider packages: the folder, Parameterize's two forms, and the packa
     for (const v of ["v1.2.0", "1.2", "01.2.3", "1.2.3-01", "1.2.3.post1", ""]) expect(isSemver(v), v).to.equal(false);
   });
 
-  it("the arguments form takes one folder; the value is JSON naming it, restored as written", function () {
-    expect(sourceOfArgs(["../pkgs/files"], "pulumi-resource-pulumi-nodejs")).to.deep.equal({ kind: "folder", path: "../pkgs/files" });
-    expect(sourceOfArgs(["..\\pkgs\\files"], "b")).to.deep.equal({ kind: "folder", path: "../pkgs/files" });
-    expect(() => sourceOfArgs([], "pulumi-resource-pulumi-nodejs")).to.throw(
+  it("the arguments form takes one folder or registry spec; the value is JSON naming it, restored as written", function () {
+    const none = () => false;
+    expect(sourceOfArgs(["../pkgs/files"], "pulumi-resource-pulumi-nodejs", "npm", none)).to.deep.equal({ kind: "folder", path: "../pkgs/files" });
+    expect(sourceOfArgs(["..\\pkgs\\files"], "b", "npm", none)).to.deep.equal({ kind: "folder", path: "../pkgs/files" });
+    for (const p of [".", "./files", "/abs/files", "~/files", "C:\\pkgs\\files"]) expect(sourceOfArgs([p], "b", "npm", none).kind, p).to.equal("folder");
+    // A bare word is a folder when one is there, else a spec of the plugin's registry.
+    expect(sourceOfArgs(["files"], "b", "npm", (p) => p === "files")).to.deep.equal({ kind: "folder", path: "files" });
+    expect(sourceOfArgs(["@acme/files@1.2.0"], "b", "npm", none)).to.deep.equal({ kind: "registry", spec: "@acme/files@1.2.0" });
+    expect(sourceOfArgs(["acme-files==1.2.0"], "b", "pypi", none)).to.deep.equal({ kind: "registry", spec: "acme-files==1.2.0" });
+    expect(() => sourceOfArgs([], "pulumi-resource-pulumi-nodejs", "npm", none)).to.throw(
       ParameterError,
-      "pulumi-resource-pulumi-nodejs takes one parameter, the folder of a provider package (pulumi package add <path to pulumi-resource-pulumi-nodejs> <folder of the provider package>); it was given 0",
+      "pulumi-resource-pulumi-nodejs takes one parameter, the provider package (pulumi package add <path to pulumi-resource-pulumi-nodejs> <folder of the provider package, or an npm spec such as @acme/files@1.2.0>); it was given 0",
     );
-    expect(() => sourceOfArgs(["a", "b"], "p")).to.throw(ParameterError, 'it was given 2: "a" "b"');
+    expect(() => sourceOfArgs(["a", "b"], "p", "pypi", none)).to.throw(ParameterError, 'it was given 2: "a" "b"');
     const value = { source: { kind: "folder" as const, path: "../pkgs/files" }, name: "files", version: "1.2.0" };
     const bytes = encodeValue(value);
     expect(JSON.parse(bytes.toString())).to.deep.equal({ "pulumi-dynamic-host": 1, source: { kind: "folder", path: "../pkgs/files" }, name: "files", version: "1.2.0" });
@@ -133,7 +139,11 @@ describe("provider packages: the folder, Parameterize's two forms, and the packa
     expect(() => decodeValue(Buffer.from("\x01\x02"))).to.throw(ParameterError, "not one this host wrote (not JSON");
     expect(() => decodeValue(Buffer.from('{"name":"x"}'))).to.throw(ParameterError, 'no "pulumi-dynamic-host" key');
     expect(() => decodeValue(Buffer.from('{"pulumi-dynamic-host":2}'))).to.throw(ParameterError, "of format 2, which this version of the host does not read");
-    expect(() => decodeValue(Buffer.from('{"pulumi-dynamic-host":1,"source":{"kind":"npm"}}'))).to.throw(ParameterError, "is not a folder this host can restore");
+    expect(() => decodeValue(Buffer.from('{"pulumi-dynamic-host":1,"name":"f","version":"1.0.0","source":{"kind":"npm"}}'))).to.throw(ParameterError, "is not a folder or a registry package this host can restore");
+    expect(() => decodeValue(Buffer.from('{"pulumi-dynamic-host":1,"name":"f","version":"1.0.0","source":{"kind":"git","path":"x"}}'))).to.throw(ParameterError, "is not a folder or a registry package");
+    const pinned = { kind: "npm" as const, spec: "@acme/files@^1", package: "@acme/files", version: "1.2.0", integrity: "sha512-abc" };
+    const registryValue = { source: pinned, name: "files", version: "1.2.0" };
+    expect(decodeValue(encodeValue(registryValue))).to.deep.equal(registryValue);
   });
 
   it("added by folder (relative to the project, from any directory under it), then restored by value, in another process", async function () {

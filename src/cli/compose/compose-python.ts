@@ -9,6 +9,7 @@ import { log } from "../../host/diagnostics/log.js";
 import { adopt, discard, takePrestarted } from "../../python-bridge/worker/prestarted.js";
 import { realProjectDeps, resolveProjectInterpreter } from "../../python-bridge/interpreter/project-interpreter.js";
 import { launcherPoetryEnv } from "./launcher-environment.js";
+import { PypiRegistry } from "../../python-bridge/pypi-registry.js";
 import { readProjectPython } from "../../python-bridge/interpreter/project-python.js";
 import { workerSettings } from "../../python-bridge/worker/worker-settings.js";
 
@@ -28,7 +29,11 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
     log(1, `no usable python for this project: ${resolved.unusable.problem} (chosen by ${resolved.unusable.choice.why})`);
     if (prestarted) discard(prestarted, "the host found no usable interpreter");
     const { NoPythonRuntime } = await import("../../python-bridge/interpreter/unusable-interpreter.js");
-    return { runtime: new DeferredRuntime("python", "encoded", async () => new NoPythonRuntime(resolved.unusable)), afterPort: () => undefined };
+    return {
+      runtime: new DeferredRuntime("python", "encoded", async () => new NoPythonRuntime(resolved.unusable)),
+      afterPort: () => undefined,
+      registry: { unavailable: `this project has no usable Python to install it with: ${resolved.unusable.problem}` },
+    };
   }
   // As the reference launcher: a broken virtualenv is reported before any port line, exit 1.
   if (!resolved.ok) {
@@ -62,5 +67,5 @@ export async function pythonRuntime(cwd: string): Promise<ServedRuntime> {
     pool.warm(first);
     return new PythonRuntime(pool, new OtherPythons(resolved.interpreter, cwd));
   });
-  return { runtime, afterPort: begin };
+  return { runtime, afterPort: begin, registry: { use: new PypiRegistry(resolved.interpreter) } };
 }

@@ -52,9 +52,17 @@ export function isSemver(v: string): boolean {
   return SEMVER.test(v);
 }
 
+/** Where an installed package keeps what a folder has at its top (./registry-install.ts's Installed). */
+export interface InstalledLayout {
+  /** Its pulumi-provider.yaml, when not at the top of the folder (a Python distribution carries it among its modules). */
+  declarations?: string;
+  /** Its name and version, when the folder has no manifest (a Python distribution's are in its METADATA). */
+  manifest?: { name: string; version: string };
+}
+
 /** Reads the package in `dir` (absolute); throws a PackageError naming what keeps it from being served. */
-export async function readProviderPackage(dir: string): Promise<ProviderPackage> {
-  const file = path.join(dir, DECLARATIONS_FILE);
+export async function readProviderPackage(dir: string, layout: InstalledLayout = {}): Promise<ProviderPackage> {
+  const file = layout.declarations ?? path.join(dir, DECLARATIONS_FILE);
   if (readText(file) === undefined) {
     throw new PackageError(
       `${dir} is not a provider package: it has no ${DECLARATIONS_FILE}, the file that declares the package's types ` +
@@ -69,7 +77,7 @@ export async function readProviderPackage(dir: string): Promise<ProviderPackage>
   } catch (e) {
     throw new PackageError((e as Error).message);
   }
-  const manifest = readManifest(dir, declared.language);
+  const manifest = layout.manifest ?? readManifest(dir, declared.language);
   return { name: declared.name, version: manifest.version, language: declared.language, dir, distribution: manifest.name, references: declared.references };
 }
 

@@ -8,8 +8,10 @@
 import { isDirectory } from "../files/file-probe.js";
 import { findProjectRoot } from "../references/project-root.js";
 import type { Language } from "../plugin/modes.js";
-import { decodeValue, encodeValue, folderOf, ParameterError, sourceOfArgs, type PackageSource } from "./parameters.js";
+import { decodeValue, encodeValue, folderOf, ParameterError, sourceOfArgs, type PackageSource, type RegistryKind, type RegistrySource } from "./parameters.js";
 import { PackageError, readProviderPackage, type ProviderPackage } from "./provider-package.js";
+import { installed, RegistryError, type PackageRegistry, type Registry } from "./registry-install.js";
+import path from "node:path";
 
 export interface ServedPackage extends ProviderPackage {
   /** The value Parameterize answered with or was given: what GetSchema states as the package's parameter. */
@@ -37,7 +39,14 @@ export class ServedPackages {
     private readonly plugin: PluginIdentity,
     /** The plugin's working directory: relative folders are relative to the project found from here. */
     private readonly cwd: string,
+    /** The registry this plugin installs packages from (npm for Node, PyPI for Python), or why it cannot (no usable Python). */
+    private readonly registry: Registry = { unavailable: "this plugin process cannot install packages from a registry" },
   ) {}
+
+  /** The registry this plugin's language uses. */
+  private get registryKind(): RegistryKind {
+    return this.plugin.language === "nodejs" ? "npm" : "pypi";
+  }
 
   /** The package serving `name`, once Parameterize named it. */
   get(name: string): ServedPackage | undefined {
@@ -62,12 +71,43 @@ export class ServedPackages {
     return findProjectRoot(this.cwd) ?? this.cwd;
   }
 
-  /** The arguments form: `pulumi package add <plugin> <folder>`. */
+  /** The arguments form: `pulumi package add <plugin> <folder or registry spec>`. */
   private async add(args: readonly string[]): Promise<ServedPackage> {
-    const source = sourceOfArgs(args, this.plugin.binary);
-    const dir = folderOf(source, this.projectDir());
-    const pkg = await this.read(dir, `the folder ${JSON.stringify(source.path)} given to pulumi package add`);
+    const projectDir = this.projectDir();
+    const given = sourceOfArgs(args, this.plugin.binary, this.registryKind, (p) => isDirectory(path.resolve(projectDir, p)));
+    if (given.kind === "folder") {
+      const source = { kind: "folder" as const, path: given.path };
+      const dir = folderOf(source, projectDir);
+      const pkg = await this.read(dir, `the folder ${JSON.stringify(source.path)} given to pulumi package add`);
+      return { ...pkg, source, value: encodeValue({ source, name: pkg.name, version: pkg.version }) };
+    }
+    const taken = `no folder ${JSON.stringify(given.spec)} is in ${projectDir}, so it was taken for ${this.registryKind === "npm" ? "an npm" : "a PyPI"} spec`;
+    const registry = this.usableRegistry(taken);
+    let resolved;
+    try {
+      resolved = await registry.resolve(given.spec, projectDir);
+    } catch (e) {
+      if (e instanceof RegistryError) throw new RegistryError(`${e.message} (${taken})`);
+      throw e;
+    }
+    const source: RegistrySource = { kind: registry.kind, spec: given.spec, ...resolved };
+    const pkg = await this.fromRegistry(registry, source, projectDir);
     return { ...pkg, source, value: encodeValue({ source, name: pkg.name, version: pkg.version }) };
+  }
+
+  private usableRegistry(why: string): PackageRegistry {
+    if ("unavailable" in this.registry) throw new ParameterError(`${why}, and ${this.registry.unavailable}`);
+    return this.registry.use;
+  }
+
+  /** A registry package, installed into the cache if it is not there yet, and read. */
+  private async fromRegistry(registry: PackageRegistry, source: RegistrySource, projectDir: string): Promise<ProviderPackage> {
+    const where = await installed(registry, source, projectDir);
+    const pkg = await this.read(where.dir, `${source.package} ${source.version} from ${registry.title} (${source.spec})`, where);
+    if (pkg.version !== source.version) {
+      throw new PackageError(`${source.package} ${source.version} from ${registry.title} says it is version ${pkg.version}; a provider package's version is the one it is published as`);
+    }
+    return pkg;
   }
 
   /** The value form: the package an SDK (or the state) names, restored from where it was added. */
@@ -77,6 +117,7 @@ export class ServedPackages {
     if ((given.name && given.name !== value.name) || (given.version && given.version !== value.version)) {
       throw new ParameterError(`the engine asked for ${given.name} ${given.version}, and the parameter value it sent names ${named}`);
     }
+    if (value.source.kind !== "folder") return this.restoreFromRegistry(value.source, value.name, named, given.value ?? new Uint8Array());
     const dir = folderOf(value.source, this.projectDir());
     const readd = `pulumi package add "$(dirname "$(command -v pulumi)")/${this.plugin.binary}" <folder of ${value.name}>`;
     let pkg: ProviderPackage;
@@ -95,9 +136,23 @@ export class ServedPackages {
     return { ...pkg, source: value.source, value: Buffer.from(given.value ?? new Uint8Array()) };
   }
 
-  private async read(dir: string, what: string): Promise<ProviderPackage> {
+  /** The value form of a registry package: from the cache, or installed again, the very bytes it was added with. */
+  private async restoreFromRegistry(source: RegistrySource, name: string, named: string, value: Uint8Array): Promise<ServedPackage> {
+    if (source.kind !== this.registryKind) {
+      const other = source.kind === "npm" ? "pulumi-resource-pulumi-nodejs" : "pulumi-resource-pulumi-python";
+      throw new ParameterError(`the project uses ${named}, a ${source.kind === "npm" ? "Node" : "Python"} package, and this plugin, ${this.plugin.binary}, does not serve those: ${other} does`);
+    }
+    const registry = this.usableRegistry(`the project uses ${named}, added from ${source.spec}`);
+    const pkg = await this.fromRegistry(registry, source, this.projectDir());
+    if (pkg.name !== name) {
+      throw new ParameterError(`the project uses ${named}, added from ${source.spec}, and ${source.package} ${source.version} now declares the package ${pkg.name}`);
+    }
+    return { ...pkg, source, value: Buffer.from(value) };
+  }
+
+  private async read(dir: string, what: string, layout?: Parameters<typeof readProviderPackage>[1]): Promise<ProviderPackage> {
     if (!isDirectory(dir)) throw new PackageError(`${what} is not a folder: ${dir} does not exist or is not a directory`);
-    const pkg = await readProviderPackage(dir);
+    const pkg = await readProviderPackage(dir, layout);
     if (pkg.language !== this.plugin.language) {
       const other = pkg.language === "nodejs" ? "pulumi-resource-pulumi-nodejs" : "pulumi-resource-pulumi-python";
       throw new PackageError(

@@ -1,0 +1,108 @@
+// Registry packages in the host's cache (docs/provider-packages.md, "From a
+// registry"). `pulumi package add <plugin> @acme/files@1.2.0` (or
+// `acme-files==1.2.0` for the Python plugin) resolves the spec with the user's
+// own tool (npm; the project's Python's pip) to one exact version and the
+// integrity the registry published for it, and installs that, with its
+// dependencies, into the cache: one folder per package, version, integrity
+// and, for Python, interpreter. The value the SDK keeps pins all of it, so a
+// later run on another machine (or after the cache was emptied) installs the
+// very same bytes again, or says why it cannot.
+//
+// Several plugin processes may install one package at once (the engine starts
+// a provider and a schema load side by side): each installs into a temporary
+// folder of its own and renames it into place; the first rename wins, and the
+// others use its folder.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { makeCacheDir, openCacheRoot, cacheRootNote } from "../files/cache-root.js";
+import { ParameterError, type RegistryKind, type RegistrySource } from "./parameters.js";
+
+/** A spec resolved: the registry's name of the package, its exact version and its integrity. */
+export type Resolved = Omit<RegistrySource, "kind" | "spec">;
+
+/** Where an installed package's provider package is, inside its cache entry. */
+export interface Installed {
+  /** The package's folder (its modules and require()s start here; for Python, the folder put on sys.path). */
+  dir: string;
+  /** Its pulumi-provider.yaml, when not at the top of `dir` (a Python distribution carries it inside its modules). */
+  declarations?: string;
+  /** The manifest's name and version, when `dir` has no package.json or pyproject.toml to read them from. */
+  manifest?: { name: string; version: string };
+}
+
+/** One registry, through the user's own tool. Errors are RegistryErrors whose message says what was tried and what failed. */
+export interface PackageRegistry {
+  readonly kind: RegistryKind;
+  /** The registry's name in messages: "npm", "PyPI". */
+  readonly title: string;
+  /** What else the installed files depend on (the interpreter for Python): part of the cache key. */
+  readonly variant: string;
+  /** Resolves a spec to one exact version, installing nothing; `cwd` is the project directory (its config files apply). */
+  resolve(spec: string, cwd: string): Promise<Resolved>;
+  /** Installs exactly `pinned` into the empty folder `into`, refusing other bytes; answers where the package is, relative to `into`. */
+  install(pinned: RegistrySource, into: string, cwd: string): Promise<Installed>;
+}
+
+/** What a plugin process installs registry packages with: its language's registry, or why it has none. */
+export type Registry = { use: PackageRegistry } | { unavailable: string };
+
+/** A registry, or its tool, failed: the message says which command, and what it said. */
+export class RegistryError extends ParameterError {
+  override name = "RegistryError";
+}
+
+/** The file in a cache entry that says where the package is in it; written last, before the rename. */
+const ENTRY_FILE = "pulumi-dynamic-host-entry.json";
+
+/** The cache folder of a pinned package. */
+export function entryDir(root: string, registry: Pick<PackageRegistry, "kind" | "variant">, pinned: Resolved): string {
+  const key = crypto.createHash("sha256").update(`${pinned.integrity}\0${registry.variant}`).digest("hex").slice(0, 16);
+  const safe = pinned.package.replace(/^@/, "").replace(/[^A-Za-z0-9._-]+/g, "+");
+  return path.join(root, "packages", registry.kind, safe, pinned.version.replace(/[^A-Za-z0-9._+-]+/g, "_"), key);
+}
+
+/** The installed package `pinned` names, from the cache, or installed into it now. */
+export async function installed(registry: PackageRegistry, pinned: RegistrySource, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Installed> {
+  const root = openCacheRoot(env);
+  if (!root.usable) throw new RegistryError(cacheRootNote(root, `so ${pinned.package} ${pinned.version} cannot be installed from ${registry.title}`));
+  const dir = entryDir(root.dir, registry, pinned);
+  const found = readEntry(dir);
+  if (found) return found;
+  const parent = path.dirname(dir);
+  if (!makeCacheDir(parent)) throw new RegistryError(`${parent} cannot be made, so ${pinned.package} ${pinned.version} cannot be installed from ${registry.title}`);
+  const temp = fs.mkdtempSync(path.join(parent, `.installing-${process.pid}-`));
+  try {
+    const where = await registry.install(pinned, temp, cwd);
+    const relative = (p: string | undefined) => (p === undefined ? undefined : path.relative(temp, p));
+    const entry = { dir: relative(where.dir), declarations: relative(where.declarations), manifest: where.manifest, integrity: pinned.integrity };
+    fs.writeFileSync(path.join(temp, ENTRY_FILE), JSON.stringify(entry, null, 2));
+    try {
+      fs.renameSync(temp, dir);
+    } catch (e) {
+      // Another process put the same package in place first: its folder is as good as ours.
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST" && code !== "ENOTEMPTY" && code !== "EPERM") throw e;
+    }
+  } finally {
+    fs.rmSync(temp, { recursive: true, force: true });
+  }
+  const done = readEntry(dir);
+  if (!done) throw new RegistryError(`${pinned.package} ${pinned.version} was installed, and its cache folder ${dir} cannot be read back`);
+  return done;
+}
+
+function readEntry(dir: string): Installed | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(dir, ENTRY_FILE), "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const e = JSON.parse(text) as { dir: string; declarations?: string; manifest?: { name: string; version: string } };
+    return { dir: path.join(dir, e.dir), declarations: e.declarations === undefined ? undefined : path.join(dir, e.declarations), manifest: e.manifest };
+  } catch {
+    return undefined;
+  }
+}
