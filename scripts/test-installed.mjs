@@ -85,8 +85,9 @@ if (!process.argv[2]) {
   const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", scratch], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))[0];
   const prefix = path.join(scratch, "prefix");
   execFileSync("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", path.join(scratch, packed.filename)], { stdio: ["ignore", "inherit", "inherit"] });
-  process.stderr.write(`test-installed: the declared-provider suites, the launcher and its preloader against npm i -g of ${packed.filename}\n`);
-  execFileSync(process.execPath, [...MOCHA, ...DECLARED_SUITES, "dist/test/python/launcher.test.js", "dist/test/python/preloader.test.js"], {
+  process.stderr.write(`test-installed: the declared-provider suites, provider packages from registries, the launcher and its preloader against npm i -g of ${packed.filename}\n`);
+  // Provider packages by registry spec: the installed plugins run the user's npm and pip (node is on PATH here).
+  execFileSync(process.execPath, [...MOCHA, ...DECLARED_SUITES, "dist/test/e2e/provider-package-registries.test.js", "dist/test/python/launcher.test.js", "dist/test/python/preloader.test.js"], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, PULUMI_DYNAMIC_HOST_UNDER_TEST: path.join(prefix, "bin") },

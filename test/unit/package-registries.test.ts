@@ -12,6 +12,7 @@ import { NpmRegistry, type NpmRun } from "../../src/host/packages/npm-registry.j
 import type { RegistrySource } from "../../src/host/packages/parameters.js";
 import { entryDir, installed, RegistryError } from "../../src/host/packages/registry-install.js";
 import { ServedPackages } from "../../src/host/packages/served-packages.js";
+import { PypiRegistry, type PipRun } from "../../src/python-bridge/pypi-registry.js";
 import { FIXTURES } from "../helpers/paths.js";
 
 const INTEGRITY = "sha512-published";
@@ -116,5 +117,57 @@ describe("provider packages from a registry: resolved, pinned, installed once in
       if (prev === undefined) delete process.env.PULUMI_DYNAMIC_HOST_CACHE_DIR;
       else process.env.PULUMI_DYNAMIC_HOST_CACHE_DIR = prev;
     }
+  });
+
+  describe("a Python index, through pip's report", function () {
+    const SHA = "a".repeat(64);
+    /** pip as an index holding acme-counters 0.3.0 (needing acme-stepper, which the Python lacks) would answer; `files` is what the wheel installs. */
+    function fakePip(calls: string[][], files: string[]): PipRun {
+      return async (args) => {
+        calls.push(args);
+        const report = args.indexOf("--report");
+        if (report >= 0) {
+          const withDeps = !args.includes("--no-deps");
+          const install = [{ metadata: { name: "acme-counters", version: "0.3.0" }, download_info: { archive_info: { hashes: { sha256: SHA } } } }];
+          if (withDeps) install.push({ metadata: { name: "acme-stepper", version: "2.0.0" }, download_info: { archive_info: { hashes: { sha256: "b".repeat(64) } } } });
+          fs.writeFileSync(args[report + 1], JSON.stringify({ install }));
+          return { code: 0, stdout: "", stderr: "" };
+        }
+        const site = args[args.indexOf("--target") + 1];
+        if (args.includes("--require-hashes")) {
+          const info = path.join(site, "acme_counters-0.3.0.dist-info");
+          fs.mkdirSync(info, { recursive: true });
+          fs.writeFileSync(path.join(info, "RECORD"), [...files, "acme_counters-0.3.0.dist-info/RECORD,,"].map((f) => `${f},sha256=x,1`).join("\n"));
+        }
+        return { code: 0, stdout: "", stderr: "" };
+      };
+    }
+    const interpreter = { python: "/venv/bin/python", env: {} };
+
+    it("resolves to the file's sha256; installs the package by hash, then only the dependencies the Python lacks; finds the declarations in the wheel", async function () {
+      const calls: string[][] = [];
+      const pypi = new PypiRegistry(interpreter, fakePip(calls, ["acme_counters/__init__.py", "acme_counters/pulumi-provider.yaml"]));
+      const resolved = await pypi.resolve("acme-counters>=0.3", tmp);
+      expect(resolved).to.deep.equal({ package: "acme-counters", version: "0.3.0", integrity: `sha256:${SHA}` });
+      const into = fs.mkdtempSync(path.join(tmp, "entry-"));
+      const got = await pypi.install({ kind: "pypi", spec: "acme-counters>=0.3", ...resolved }, into, tmp);
+      expect(got).to.deep.equal({
+        dir: path.join(into, "site"),
+        declarations: path.join(into, "site", "acme_counters", "pulumi-provider.yaml"),
+        manifest: { name: "acme-counters", version: "0.3.0" },
+      });
+      const installs = calls.filter((c) => !c.includes("--dry-run"));
+      expect(installs[0]).to.include.members(["--no-deps", "--require-hashes"]);
+      expect(installs[1].slice(-1)).to.deep.equal(["acme-stepper==2.0.0"]);
+      expect(pypi.variant, "the cache folder is per interpreter").to.equal("/venv/bin/python");
+    });
+
+    it("a wheel without pulumi-provider.yaml is refused, saying where the file belongs", async function () {
+      const pypi = new PypiRegistry(interpreter, fakePip([], ["acme_counters/__init__.py"]));
+      const into = fs.mkdtempSync(path.join(tmp, "entry-"));
+      const e = await pypi.install({ kind: "pypi", spec: "acme-counters==0.3.0", package: "acme-counters", version: "0.3.0", integrity: `sha256:${SHA}` }, into, tmp).catch((err) => err);
+      expect(e).to.be.instanceOf(RegistryError);
+      expect(e.message).to.equal("acme-counters 0.3.0 installs no pulumi-provider.yaml: a Python provider package carries exactly one in its wheel, among its modules (docs/provider-packages.md)");
+    });
   });
 });
