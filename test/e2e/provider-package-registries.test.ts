@@ -240,10 +240,29 @@ describe("end to end (YAML): provider packages added by registry spec, from npm 
       expect(cacheEntries(cache, "npm")).to.deep.equal(["acme+pulumi-files/1.2.0", "acme+pulumi-files/1.3.0"]);
     });
 
+    it("two stacks of one project on two versions: a stack whose state names 1.2.0 still runs it, from the cache, after the project moved to 1.3.0", async function () {
+      await pulumiIn(sb).ok(["package", "add", OUR_NODE, "@acme/pulumi-files@1.3.0"], older);
+      expect(fs.readdirSync(path.join(older, "sdks", "files"))).to.deep.equal(["files-1.3.0.yaml"]);
+      await pulumiIn(sb).ok(["stack", "init", "next"], older);
+      fs.writeFileSync(path.join(older, "Pulumi.yaml"), filesProgram("files-older", "hello").replace("/notes.txt", "/notes-${pulumi.stack}.txt"));
+      await pulumiIn(sb).ok(["up", "--yes", "--skip-preview", "--stack", "next"], older);
+      // The dev stack was not updated: its provider, loaded from the state's value, is 1.2.0's. The engine
+      // says so itself (the only warning), and the refresh runs it.
+      const r = await pulumiIn(sb).cli(["refresh", "--yes", "--skip-preview", "--expect-no-changes", "--stack", STACK], older);
+      expect(r.code, r.stdout + r.stderr).to.equal(0);
+      const warnings = new Set((r.stdout + r.stderr).match(/warning: .*/g));
+      expect([...warnings]).to.deep.equal(["warning: refresh operation is using an older version of package 'files' than the specified program version: 1.2.0 < 1.3.0"]);
+      expect((await state(older)).notes.provider).to.match(/::pulumi:providers:files::default_1_2_0::/);
+      await pulumiIn(sb).ok(["destroy", "--yes", "--skip-preview", "--stack", "next"], older);
+      await pulumiIn(sb).ok(["stack", "rm", "--yes", "next"], older);
+      fs.writeFileSync(path.join(older, "Pulumi.yaml"), filesProgram("files-older", "hello"));
+    });
+
     it("an update and destroy run through the package in both projects", async function () {
       fs.writeFileSync(path.join(older, "Pulumi.yaml"), filesProgram("files-older", "hello again"));
       await pulumiIn(sb).ok(["up", "--yes", "--skip-preview", "--stack", STACK], older);
       expect((await outputs(older)).size).to.equal(11);
+      expect((await state(older)).notes.provider, "the update moved dev to the project's version").to.match(/::pulumi:providers:files::default_1_3_0::/);
       for (const dir of [older, newer]) {
         await pulumiIn(sb).ok(["destroy", "--yes", "--skip-preview", "--stack", STACK], dir);
         expect(fs.existsSync(path.join(dir, "notes.txt"))).to.equal(false);
