@@ -29,7 +29,7 @@ export const runNpm: NpmRun = (args, cwd) =>
       (err, stdout, stderr) => {
         const code = err ? (typeof (err as NodeJS.ErrnoException).code === "number" ? Number((err as NodeJS.ErrnoException).code) : -1) : 0;
         const missing = err && (err as NodeJS.ErrnoException).code === "ENOENT";
-        resolve({ code, stdout, stderr: missing ? "npm was not found on PATH" : err?.killed ? `npm did not finish in ${NPM_TIMEOUT_MS / 60_000} minutes` : stderr });
+        resolve({ code, stdout, stderr: missing ? "npm was not found on PATH (a package is installed from npm with npm: install Node.js, which brings it, or add the package from a folder)" : err?.killed ? `npm did not finish in ${NPM_TIMEOUT_MS / 60_000} minutes` : stderr });
       },
     );
   });
