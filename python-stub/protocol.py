@@ -33,7 +33,8 @@ PROTOCOL_VERSION = 7
 # again), and the worker drops their providers once no request runs them. A provider the project
 # declares in Pulumi.yaml is named instead by `reference`: {"reference":
 # "<module>:<attribute>", "typeToken", "declaredIn": the file}, and no id; a
-# provider package's also has "path": its folder, imported from first.
+# provider package's also has "paths": its folder, then the folder of the dependencies the host
+# installed for it, put first on sys.path in that order.
 # `context` is what the provider's call context is made of (call_context.py):
 # {"name", "type", "preview": bool or absent, "deadline": ms since the epoch or
 # absent}; a Delete adds `oldInputs`, the resource's old inputs.
@@ -139,8 +140,9 @@ _KIND_CHECKS = {
     "failures": lambda v: isinstance(v, list)
     and all(isinstance(f, dict) and isinstance(f.get("property"), str) and isinstance(f.get("reason"), str) for f in v),
     "reference": lambda v: isinstance(v, dict)
-    and {"reference", "typeToken", "declaredIn"} <= set(v) <= {"reference", "typeToken", "declaredIn", "path"}
-    and all(isinstance(x, str) for x in v.values()),
+    and {"reference", "typeToken", "declaredIn"} <= set(v) <= {"reference", "typeToken", "declaredIn", "paths"}
+    and all(isinstance(v[k], str) for k in ("reference", "typeToken", "declaredIn"))
+    and (isinstance(v.get("paths", []), list) and all(isinstance(x, str) for x in v.get("paths", []))),
     "context": lambda v: isinstance(v, dict)
     and set(v) <= {"name", "type", "preview", "deadline"}
     and isinstance(v.get("name"), str)

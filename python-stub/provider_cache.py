@@ -81,12 +81,13 @@ class Providers:
     def get(self, text):
         return self._cached(text, lambda: self._from_text(text))
 
-    def by_reference(self, reference, origin, path=None):
+    def by_reference(self, reference, origin, paths=()):
         """
         The provider `reference` names; `origin` says where it was written, for errors ("declared for …").
-        `path`: a provider package's folder, put first on sys.path before its module is imported.
+        `paths`: a provider package's folder and its dependencies' folder, put first on sys.path, in that
+        order, before its module is imported.
         """
-        return self._cached(("reference", path, reference), lambda: self._from_reference(reference, origin, path))
+        return self._cached(("reference", paths, reference), lambda: self._from_reference(reference, origin, paths))
 
     def _cached(self, key, make):
         provider = self._cache.get(key)
@@ -109,9 +110,10 @@ class Providers:
         self._configure(provider)
         return provider
 
-    def _from_reference(self, reference, origin, path=None):
-        if path is not None and path not in sys.path:
-            sys.path.insert(0, path)
+    def _from_reference(self, reference, origin, paths=()):
+        for path in reversed(paths):
+            if path not in sys.path:
+                sys.path.insert(0, path)
         try:
             provider = references.resolve(reference)
         except references.ReferenceProblem as e:
@@ -207,5 +209,5 @@ def provider_for(p):
     reference = p.get("reference")
     if reference is not None:
         origin = f"declared for {reference['typeToken']} in {reference['declaredIn']}"
-        return PROVIDERS.by_reference(reference["reference"], origin, reference.get("path"))
+        return PROVIDERS.by_reference(reference["reference"], origin, tuple(reference.get("paths", ())))
     return PROVIDERS.get(p["provider"])

@@ -95,6 +95,17 @@ export class PypiRegistry implements PackageRegistry {
     return { dir: site, declarations: declarationsOf(site, pinned), manifest: { name: pinned.package, version: pinned.version } };
   }
 
+  /** A folder package's requirements that this Python does not satisfy, installed into `into`/site. */
+  async installDependencies(requirements: readonly string[], into: string, cwd: string, what: string): Promise<string | undefined> {
+    const missing = (await this.report([...requirements], cwd, `resolve the dependencies of ${what} (${requirements.join(", ")})`)).filter((i) => i.metadata?.name && i.metadata.version);
+    if (!missing.length) return undefined;
+    const site = path.join(into, "site");
+    const deps = missing.map((i) => `${i.metadata!.name}==${i.metadata!.version}`);
+    const res = await this.pip(["install", "--quiet", "--no-deps", "--target", site, ...deps], cwd);
+    if (res.code !== 0) throw new RegistryError(`pip could not install the dependencies of ${what} (${deps.join(" ")}) with ${this.interpreter.python}: ${pipProblem(res)}`);
+    return site;
+  }
+
   /** What `pip install --dry-run --report` would install for `args`. */
   private async report(args: string[], cwd: string, what: string): Promise<ReportItem[]> {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "pdh-pip-")), "report.json");

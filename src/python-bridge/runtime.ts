@@ -103,8 +103,8 @@ const HELPER_CLASS = { module: "pulumi_dynamic_host.reference", name: "ProviderR
 /** What the worker is told of a declared reference: enough to load it and to say where it was declared. */
 function declaration(reference: ProviderReference) {
   const told = { reference: reference.reference, typeToken: reference.typeToken, declaredIn: reference.declaredIn };
-  // A provider package's modules are imported from its folder (src/host/packages).
-  return reference.packageDir === undefined ? told : { ...told, path: reference.packageDir };
+  // A provider package's modules are imported from its folder, then its dependencies' (src/host/packages).
+  return reference.packageDir === undefined ? told : { ...told, paths: [reference.packageDir, ...(reference.dependencyDirs ?? [])] };
 }
 
 /** What vetting a payload decided: its facts, and the other Python that runs it when the program's cannot. */

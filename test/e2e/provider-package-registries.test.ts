@@ -311,5 +311,25 @@ describe("end to end (YAML): provider packages added by registry spec, from npm 
       await pulumiIn(sb).ok(["destroy", "--yes", "--skip-preview", "--stack", STACK], consumer);
       expect(Object.values(await state(consumer)).filter((r) => r.type === "counters:index:Counter")).to.deep.equal([]);
     });
+
+    it("a Python package from a folder gets the dependencies the project's Python lacks from the index too, installed once into the cache", async function () {
+      // The package's sources (as a team's repository holds them), beside a project whose Python has only pulumi.
+      const folder = path.join(root, "folder-project", "packages", "counters");
+      fs.cpSync(path.join(root, "publish", "acme-counters"), folder, { recursive: true });
+      const project = path.join(root, "folder-project", "app");
+      fs.mkdirSync(project);
+      fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(project, ".venv"));
+      fs.writeFileSync(path.join(project, "Pulumi.yaml"), counterProgram("start: 3\n      step: 2").replace("counters-consumer", "counters-folder"));
+      await pulumiIn(sb).ok(["package", "add", OUR_PYTHON, "../packages/counters"], project);
+      await pulumiIn(sb).ok(["stack", "init", STACK], project);
+      await pulumiIn(sb).ok(["up", "--yes", "--skip-preview", "--stack", STACK], project);
+      const out = await outputs(project);
+      expect(out.ranBy.module).to.equal(path.join(folder, "acme_counters", "provider.py"));
+      fs.writeFileSync(path.join(project, "Pulumi.yaml"), counterProgram("start: 4\n      step: 2").replace("counters-consumer", "counters-folder"));
+      await pulumiIn(sb).ok(["up", "--yes", "--skip-preview", "--stack", STACK], project);
+      expect((await outputs(project)).value, "update ran acme_stepper.advanced, installed for the folder package").to.equal(6);
+      expect(fs.readdirSync(path.join(cache, "packages", "pypi-dependencies")), "one cache folder for its requirements and this Python").to.have.length(1);
+      await pulumiIn(sb).ok(["destroy", "--yes", "--skip-preview", "--stack", STACK], project);
+    });
   });
 });

@@ -12,7 +12,7 @@ import { DynamicCore } from "../../src/host/core.js";
 import { BadRequestError } from "../../src/host/errors.js";
 import { CallSignal } from "../../src/host/limits/call-signal.js";
 import { decodeValue, encodeValue, ParameterError, sourceOfArgs } from "../../src/host/packages/parameters.js";
-import { isSemver, PackageError, readProviderPackage } from "../../src/host/packages/provider-package.js";
+import { isSemver, PackageError, pythonDependencies, readProviderPackage } from "../../src/host/packages/provider-package.js";
 import { ServedPackages } from "../../src/host/packages/served-packages.js";
 import { NODEJS, PYTHON } from "../../src/host/plugin/modes.js";
 import type { ProviderReference } from "../../src/host/references/provider-references.js";
@@ -111,6 +111,18 @@ describe("provider packages: the folder, Parameterize's two forms, and the packa
     expect(served.get("counters")!.references.lookup("counters:index:Counter")).to.deep.include({ reference: "counters:CounterProvider", packageDir: dir });
     const node = await rejection(new ServedPackages(NODE_PLUGIN, project).parameterize({ args: { args: [dir] } }));
     expect(node.message).to.contain("is a Python provider package (counters), and this plugin, pulumi-resource-pulumi-nodejs, serves Node ones");
+  });
+
+  it("a Python package's [project] dependencies, on one line or several, with comments and brackets in strings", function () {
+    const dir = fs.mkdtempSync(path.join(tmp, "deps-"));
+    const write = (text: string) => fs.writeFileSync(path.join(dir, "pyproject.toml"), text);
+    expect(pythonDependencies(dir), "no pyproject.toml").to.equal(undefined);
+    write('[project]\nname = "a"\ndependencies = ["pulumi>=3", \'acme-stepper>=2\']\n');
+    expect(pythonDependencies(dir)).to.deep.equal(["pulumi>=3", "acme-stepper>=2"]);
+    write('[project]\ndependencies = [\n  "pulumi>=3",  # the SDK ]\n  "requests[socks]>=2",\n]\n[tool.x]\ndependencies = ["not-this"]\n');
+    expect(pythonDependencies(dir)).to.deep.equal(["pulumi>=3", "requests[socks]>=2"]);
+    write('[tool.x]\ndependencies = ["not-this"]\n[project]\nname = "a"\n');
+    expect(pythonDependencies(dir)).to.equal(undefined);
   });
 
   it("semantic versions as the engine parses them", function () {

@@ -139,3 +139,36 @@ function fromPyproject(text: string, file: string): { name: string; version: str
   if (found.version === undefined) throw new PackageError(`${file} gives no [project] version; a provider package's version is its pyproject.toml version`);
   return { name: found.name ?? "", version: found.version };
 }
+
+/**
+ * A Python package folder's `[project] dependencies`, as pyproject.toml states them (an array of
+ * strings, on one line or several); undefined when there is no pyproject.toml or no such array.
+ */
+export function pythonDependencies(dir: string): string[] | undefined {
+  const text = readText(path.join(dir, MANIFEST.python));
+  if (text === undefined) return undefined;
+  let table = "";
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].replace(/^\s+/, "");
+    const header = /^\[([^\][]+)\]\s*(#.*)?$/.exec(line);
+    if (header) {
+      table = header[1].trim();
+      continue;
+    }
+    if (table !== "project" || !/^dependencies\s*=/.test(line)) continue;
+    // The array, to its closing bracket (outside a string), across lines.
+    let rest = line.replace(/^dependencies\s*=\s*/, "");
+    while (!closes(rest) && i + 1 < lines.length) rest += `\n${lines[++i]}`;
+    const out: string[] = [];
+    for (const m of rest.matchAll(/"((?:[^"\\]|\\.)*)"|'([^']*)'/g)) out.push(m[1] ?? m[2]);
+    return out;
+  }
+  return undefined;
+}
+
+/** Whether an array's text has its closing bracket, outside strings and comments. */
+function closes(text: string): boolean {
+  const bare = text.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, "").replace(/#[^\n]*/g, "");
+  return bare.includes("]");
+}

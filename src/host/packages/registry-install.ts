@@ -42,6 +42,12 @@ export interface PackageRegistry {
   resolve(spec: string, cwd: string): Promise<Resolved>;
   /** Installs exactly `pinned` into the empty folder `into`, refusing other bytes; answers where the package is, relative to `into`. */
   install(pinned: RegistrySource, into: string, cwd: string): Promise<Installed>;
+  /**
+   * For a package in a folder: installs into `into` those of its `requirements` the plugin's
+   * interpreter does not satisfy, answering the folder to import them from, or undefined when
+   * nothing was missing. Absent where a folder package brings its own (npm's node_modules).
+   */
+  installDependencies?(requirements: readonly string[], into: string, cwd: string, what: string): Promise<string | undefined>;
 }
 
 /** What a plugin process installs registry packages with: its language's registry, or why it has none. */
@@ -65,17 +71,47 @@ export function entryDir(root: string, registry: Pick<PackageRegistry, "kind" | 
 /** The installed package `pinned` names, from the cache, or installed into it now. */
 export async function installed(registry: PackageRegistry, pinned: RegistrySource, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Installed> {
   const root = openCacheRoot(env);
-  if (!root.usable) throw new RegistryError(cacheRootNote(root, `so ${pinned.package} ${pinned.version} cannot be installed from ${registry.title}`));
-  const dir = entryDir(root.dir, registry, pinned);
+  const what = `${pinned.package} ${pinned.version}`;
+  if (!root.usable) throw new RegistryError(cacheRootNote(root, `so ${what} cannot be installed from ${registry.title}`));
+  return cachedEntry(entryDir(root.dir, registry, pinned), `${what} from ${registry.title}`, (into) => registry.install(pinned, into, cwd));
+}
+
+/**
+ * The folder to import a folder package's missing dependencies from (the registry's
+ * installDependencies), from the cache, keyed by the requirements and the interpreter; undefined
+ * when the interpreter has them all, or the registry has no such step.
+ */
+export async function installedDependencies(
+  registry: PackageRegistry,
+  requirements: readonly string[],
+  cwd: string,
+  what: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string | undefined> {
+  const install = registry.installDependencies?.bind(registry);
+  if (!install || requirements.length === 0) return undefined;
+  const root = openCacheRoot(env);
+  if (!root.usable) throw new RegistryError(cacheRootNote(root, `so the dependencies of ${what} cannot be installed`));
+  const key = crypto.createHash("sha256").update(`${[...requirements].sort().join("\n")}\0${registry.variant}`).digest("hex").slice(0, 16);
+  const entry = await cachedEntry(path.join(root.dir, "packages", `${registry.kind}-dependencies`, key), `the dependencies of ${what}`, async (into) => {
+    const dir = await install(requirements, into, cwd, what);
+    // Nothing missing is kept too, so that later runs do not ask pip again.
+    return { dir: dir ?? into };
+  });
+  return fs.readdirSync(entry.dir).some((f) => f !== ENTRY_FILE) ? entry.dir : undefined;
+}
+
+/** A cache folder made once: installed into a temporary folder beside it, then renamed into place. */
+async function cachedEntry(dir: string, what: string, install: (into: string) => Promise<Installed>): Promise<Installed> {
   const found = readEntry(dir);
   if (found) return found;
   const parent = path.dirname(dir);
-  if (!makeCacheDir(parent)) throw new RegistryError(`${parent} cannot be made, so ${pinned.package} ${pinned.version} cannot be installed from ${registry.title}`);
+  if (!makeCacheDir(parent)) throw new RegistryError(`${parent} cannot be made, so ${what} cannot be installed`);
   const temp = fs.mkdtempSync(path.join(parent, `.installing-${process.pid}-`));
   try {
-    const where = await registry.install(pinned, temp, cwd);
+    const where = await install(temp);
     const relative = (p: string | undefined) => (p === undefined ? undefined : path.relative(temp, p));
-    const entry = { dir: relative(where.dir), declarations: relative(where.declarations), manifest: where.manifest, integrity: pinned.integrity };
+    const entry = { dir: relative(where.dir), declarations: relative(where.declarations), manifest: where.manifest };
     fs.writeFileSync(path.join(temp, ENTRY_FILE), JSON.stringify(entry, null, 2));
     try {
       fs.renameSync(temp, dir);
@@ -88,7 +124,7 @@ export async function installed(registry: PackageRegistry, pinned: RegistrySourc
     fs.rmSync(temp, { recursive: true, force: true });
   }
   const done = readEntry(dir);
-  if (!done) throw new RegistryError(`${pinned.package} ${pinned.version} was installed, and its cache folder ${dir} cannot be read back`);
+  if (!done) throw new RegistryError(`${what} was installed, and its cache folder ${dir} cannot be read back`);
   return done;
 }
 

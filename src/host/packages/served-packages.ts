@@ -9,8 +9,8 @@ import { isDirectory } from "../files/file-probe.js";
 import { findProjectRoot } from "../references/project-root.js";
 import type { Language } from "../plugin/modes.js";
 import { decodeValue, encodeValue, folderOf, ParameterError, sourceOfArgs, type PackageSource, type RegistryKind, type RegistrySource } from "./parameters.js";
-import { PackageError, readProviderPackage, type ProviderPackage } from "./provider-package.js";
-import { installed, RegistryError, type PackageRegistry, type Registry } from "./registry-install.js";
+import { PackageError, pythonDependencies, readProviderPackage, type ProviderPackage } from "./provider-package.js";
+import { installed, installedDependencies, RegistryError, type PackageRegistry, type Registry } from "./registry-install.js";
 import path from "node:path";
 
 export interface ServedPackage extends ProviderPackage {
@@ -78,7 +78,7 @@ export class ServedPackages {
     if (given.kind === "folder") {
       const source = { kind: "folder" as const, path: given.path };
       const dir = folderOf(source, projectDir);
-      const pkg = await this.read(dir, `the folder ${JSON.stringify(source.path)} given to pulumi package add`);
+      const pkg = await this.withDependencies(await this.read(dir, `the folder ${JSON.stringify(source.path)} given to pulumi package add`));
       return { ...pkg, source, value: encodeValue({ source, name: pkg.name, version: pkg.version }) };
     }
     const taken = `no folder ${JSON.stringify(given.spec)} is in ${projectDir}, so it was taken for ${this.registryKind === "npm" ? "an npm" : "a PyPI"} spec`;
@@ -133,7 +133,22 @@ export class ServedPackages {
           `to use it, add it again (${readd}), which regenerates the SDK; or put ${named} back there`,
       );
     }
-    return { ...pkg, source: value.source, value: Buffer.from(given.value ?? new Uint8Array()) };
+    return { ...(await this.withDependencies(pkg)), source: value.source, value: Buffer.from(given.value ?? new Uint8Array()) };
+  }
+
+  /**
+   * A Python folder package's dependencies that the plugin's Python lacks, installed into the cache
+   * and imported after the package's folder: the provider runs with them however the consuming project
+   * is set up. A Node folder package brings its own (its node_modules). Without a usable registry (no
+   * usable Python), the package is served as it is, and a missing module is the import's error.
+   */
+  private async withDependencies(pkg: ProviderPackage): Promise<ProviderPackage> {
+    if (pkg.language !== "python" || "unavailable" in this.registry) return pkg;
+    const requirements = pythonDependencies(pkg.dir) ?? [];
+    const dir = await installedDependencies(this.registry.use, requirements, this.projectDir(), `${pkg.name} ${pkg.version} (${pkg.dir})`);
+    if (dir === undefined) return pkg;
+    for (const reference of pkg.references.all()) reference.dependencyDirs = [dir];
+    return pkg;
   }
 
   /** The value form of a registry package: from the cache, or installed again, the very bytes it was added with. */

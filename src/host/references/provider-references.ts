@@ -56,6 +56,8 @@ export interface ProviderReference {
    * from projectDir, which is the same folder.
    */
   packageDir?: string;
+  /** A Python package's dependencies that the host installed for it, imported after its folder (src/host/packages). */
+  dependencyDirs?: string[];
 }
 
 /** What a typed declaration says of its resource (docs/schema.md). */
