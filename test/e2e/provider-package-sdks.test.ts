@@ -351,7 +351,7 @@ describe("end to end (Go): both provider packages through their generated Go SDK
 
   it("up creates both packages' resources through the SDKs, each run by our plugin of its language", async function () {
     const step = await runGo({ name: "up", op: "up", inputs: { path: notes(), content: "hello", start: 3 } });
-    expect(step.summary.resourceChanges).to.deep.equal({ create: 5 });
+    expect(step.summary.resourceChanges).to.deep.equal({ create: 3 });
     expect(step.outputs).to.deep.include({ fileId: notes(), fileSize: 5, counterId: "counter-3", counterValue: 3 });
     expect(step.outputs.fileRanBy.script).to.equal(OUR_NODE);
     expect(step.outputs.counterRanBy.launchedAs).to.equal(OUR_PYTHON);
@@ -366,7 +366,7 @@ describe("end to end (Go): both provider packages through their generated Go SDK
 
   it("destroy deletes both through the packages", async function () {
     const step = await runGo({ name: "destroy", op: "destroy" });
-    expect(step.summary.resourceChanges).to.deep.equal({ delete: 5 });
+    expect(step.summary.resourceChanges).to.deep.equal({ delete: 3 });
     expect(fs.existsSync(notes())).to.equal(false);
     expect(exported()).to.deep.equal({});
   });
