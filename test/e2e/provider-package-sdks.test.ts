@@ -80,7 +80,7 @@ function generateSdk(sb: Sandbox, project: string, plugin: string, name: string,
   return { schema, dir };
 }
 
-/** The package's parameter value, decoded (docs/provider-packages.md §4). */
+/** The package's parameter value, decoded (docs/provider-packages.md §5). */
 const decoded = (base64: string) => JSON.parse(Buffer.from(base64, "base64").toString());
 
 /** Every resource of a deployment by name; no `__provider` anywhere in it. */
@@ -156,6 +156,7 @@ describe("end to end (TypeScript): a Node provider package through its generated
 
   it("the generated SDK states the package's version and its parameterization, and was compiled", function () {
     const manifest = JSON.parse(fs.readFileSync(path.join(sdk.dir, "package.json"), "utf8"));
+    expect(manifest.name, "the generator's default name (docs/provider-packages.md §3)").to.equal("@pulumi/files");
     expect(manifest.version, "a real version, not the ${VERSION} placeholder").to.equal("1.2.0");
     expect(manifest.pulumi.name).to.equal("pulumi-nodejs");
     expect(manifest.pulumi.version).to.equal(sdk.schema.parameterization.baseProvider.version);
