@@ -16,7 +16,7 @@
 // package's parameter value), and the engine runs our plugin, parameterized,
 // for the package's own type names.
 import { expect } from "chai";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile, execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -66,13 +66,16 @@ function packagesRoot(prefix: string): string {
  * writes it: the schema `pulumi package get-schema` answers in the project, given to Pulumi's generator.
  */
 function generateSdk(sb: Sandbox, project: string, plugin: string, name: string, language: "nodejs" | "python" | "go"): { schema: any; dir: string } {
-  const text = execFileSync(`${E2E_BIN}/pulumi`, ["package", "get-schema", plugin, `../packages/${name}`], {
-    cwd: project,
-    env: { ...process.env, ...sb.env },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  // The shell of a user of a Python project has its virtualenv activated: the Python plugin's early worker
+  // starts in `python3` on PATH (the engine passes no runtime options to a plugin it asks for a schema), and
+  // says on stderr when that Python cannot serve (has no dill).
+  const env = { ...process.env, ...sb.env, PATH: `${TEST_VENV}/bin:${sb.env.PATH}`, VIRTUAL_ENV: TEST_VENV };
+  const res = spawnSync(`${E2E_BIN}/pulumi`, ["package", "get-schema", plugin, `../packages/${name}`], { cwd: project, env, encoding: "utf8" });
+  expect(res.status, `pulumi package get-schema: ${res.stderr}`).to.equal(0);
+  expect(res.stderr, "pulumi package get-schema: nothing on stderr, of the CLI or of our plugin").to.equal("");
+  const text = res.stdout;
   const schema = JSON.parse(text);
+  expect(schema.name).to.equal(name);
   const file = path.join(project, `${name}.schema.json`);
   fs.writeFileSync(file, text);
   const dir = path.join(project, "sdks", name);
@@ -226,9 +229,10 @@ describe("end to end (Python): a Python provider package through its generated P
     root = packagesRoot("package-sdks-python");
     consumer = path.join(root, "consumer");
     fs.mkdirSync(consumer);
-    fs.writeFileSync(path.join(consumer, "Pulumi.yaml"), `name: package-sdks-python\nruntime: python\n`);
-    // The Python the package's provider runs in: the project's (here the test virtualenv, which has the program's pulumi).
-    fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(consumer, ".venv"));
+    // A Python project as `pulumi new` lays it out, its virtualenv named in Pulumi.yaml (here the test
+    // virtualenv, which has the program's pulumi): the Python the package's provider runs in.
+    fs.writeFileSync(path.join(consumer, "Pulumi.yaml"), `name: package-sdks-python\nruntime:\n  name: python\n  options:\n    toolchain: pip\n    virtualenv: venv\n`);
+    fs.symlinkSync(fs.realpathSync(TEST_VENV), path.join(consumer, "venv"));
     sdk = generateSdk(sb, consumer, OUR_PYTHON, "counters", "python");
     // pip install ./sdks/counters, built from the generated setup.py; into a folder of its own, not the shared
     // test virtualenv, which already has what it requires (pulumi, semver, parver: test/python-requirements.txt).
