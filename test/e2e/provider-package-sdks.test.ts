@@ -66,9 +66,9 @@ function packagesRoot(prefix: string): string {
  * writes it: the schema `pulumi package get-schema` answers in the project, given to Pulumi's generator.
  */
 function generateSdk(sb: Sandbox, project: string, plugin: string, name: string, language: "nodejs" | "python" | "go"): { schema: any; dir: string } {
-  // The shell of a user of a Python project has its virtualenv activated: the Python plugin's early worker
-  // starts in `python3` on PATH (the engine passes no runtime options to a plugin it asks for a schema), and
-  // says on stderr when that Python cannot serve (has no dill).
+  // The shell of a user of a Python project has its virtualenv activated: asked only for a schema, the Python
+  // plugin's early worker starts in `python3` on PATH (not in the virtualenv Pulumi.yaml names), and says on
+  // stderr when that Python cannot serve (has no dill).
   const env = { ...process.env, ...sb.env, PATH: `${TEST_VENV}/bin:${sb.env.PATH}`, VIRTUAL_ENV: TEST_VENV };
   const res = spawnSync(`${E2E_BIN}/pulumi`, ["package", "get-schema", plugin, `../packages/${name}`], { cwd: project, env, encoding: "utf8" });
   expect(res.status, `pulumi package get-schema: ${res.stderr}`).to.equal(0);
