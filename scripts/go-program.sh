@@ -38,7 +38,9 @@ for pair in $SDKS; do
   sdk_sum+=$(cd "${pair#*=}" && find . -type f -print0 | sort -z | xargs -0 cat | sha256sum)
   sdk_sum+=" ${pair%%=*}"
 done
-key=$( (cat "$SRC/go.mod" "${sources[@]}"; echo "$PACKAGE $sdk_sum") | sha256sum | cut -c1-16)
+TAG=${GO_PROGRAM_TAG:-generatedsdk}
+# The tag is in the key only when it is not the default, so that existing builds keep their key.
+key=$( (cat "$SRC/go.mod" "${sources[@]}"; echo "$PACKAGE $sdk_sum${GO_PROGRAM_TAG:+ $TAG}") | sha256sum | cut -c1-16)
 OUT=${XDG_CACHE_HOME:-$HOME/.cache}/pulumi-dynamic-host/$NAME${SDKS:+-sdk}-$key
 EXE=$OUT/bin/$( [ "$PACKAGE" = . ] && echo "$NAME" || basename "$PACKAGE")
 
@@ -62,7 +64,7 @@ for pair in $SDKS; do
   sdk_version=$(sed -n 's|^require github.com/pulumi/pulumi/sdk/v3 \(v[^ ]*\).*|\1|p' "$SRC/go.mod")
   printf 'module %s\n\ngo 1.22\n\nrequire github.com/pulumi/pulumi/sdk/v3 %s\n' "$module" "$sdk_version" > "$OUT/sdk-$n/go.mod"
   printf '\nrequire %s v0.0.0\n\nreplace %s => ../sdk-%s\n' "$module" "$module" "$n" >> "$OUT/src/go.mod"
-  tags=(-tags generatedsdk)
+  tags=(-tags "$TAG")
 done
 say "building with $(go version) in $OUT/src"
 started=$(date +%s)

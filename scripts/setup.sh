@@ -33,8 +33,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
 fi
 
 # The Python side of the tests: a virtualenv with the pinned `pulumi` and `dill`
-# from PyPI, built once per requirements file and Python version under
-# ~/.cache and linked at .cache/test-venv, where the tests look for it.
+# (and what generated Python SDKs need: test/python-requirements.txt) from
+# PyPI, built once per requirements file and Python version under ~/.cache and
+# linked at .cache/test-venv, where the tests look for it.
 req=test/python-requirements.txt
 python=${PULUMI_DYNAMIC_HOST_PYTHON:-python3}
 pyver=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
