@@ -2,8 +2,8 @@
 
 When this interpreter cannot import what the worker needs (a Python chosen
 for a project of another language may have no pulumi), the worker says so to
-the host in $/unusable instead of $/ready, with one line on stderr and no
-traceback, and exits: the host answers each request with an error naming the
+the host in $/unusable instead of $/ready (one line on stderr only when there
+is no host to tell), with no traceback, and exits: the host answers each request with an error naming the
 resource and the fix (src/python-bridge/interpreter/unusable-interpreter.ts).
 
 Who calls: worker.py, before it loads anything that imports them.
@@ -25,7 +25,10 @@ def exit_if_unusable(protocol):
             params = {"python": sys.executable, "module": package, "error": str(e)}
             try:
                 protocol.Channel(fd).write({"jsonrpc": "2.0", "method": "$/unusable", "params": params})
-            finally:
+            except Exception:
+                # No host to tell (started by hand): the one line on stderr. With a host, it says this at -v=1
+                # and in the error of each request that needed Python; a plugin asked only for a schema is quiet.
                 sys.stderr.write(f"pulumi-dynamic-host worker: {sys.executable} cannot import {module}: {e}\n")
                 sys.stderr.flush()
+            finally:
                 os._exit(4)

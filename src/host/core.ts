@@ -3,6 +3,7 @@
 // response of every resource RPC. Requests and responses are plain objects in
 // the shape of our .proto, their bags decoded or still encoded (AnyStruct); the
 // runtime does the language-specific part.
+import { RegistryError } from "./packages/registry-install.js";
 import type { Registry } from "./packages/registry-install.js";
 import * as grpc from "@grpc/grpc-js";
 import { CallOutputs } from "./engine/call-output.js";
@@ -427,7 +428,13 @@ export class DynamicCore {
     if (!typeToken) return undefined;
     try {
       const served = this.servedFor(typeToken);
-      if (served) return served.references.lookup(typeToken);
+      if (served) {
+        await served.prepare?.().catch((e: unknown) => {
+          if (!(e instanceof RegistryError)) throw e;
+          throw new BadRequestError(`${call.operation} ${call.urn || typeToken}: ${e.message}`, grpc.status.UNKNOWN);
+        });
+        return served.references.lookup(typeToken);
+      }
       return (await this.declarations()).lookup(typeToken);
     } catch (e) {
       if (!(e instanceof DeclarationError)) throw e;

@@ -86,7 +86,7 @@ export class PypiRegistry implements PackageRegistry {
     const missing = (await this.report([exact], cwd, `resolve the dependencies of ${exact}`)).filter(
       (i) => normalize(i.metadata?.name ?? "") !== normalize(pinned.package) && i.metadata?.name && i.metadata.version,
     );
-    if (missing.length) {
+    if (missing.length && !lacksTheWorker(missing)) {
       const deps = missing.map((i) => `${i.metadata!.name}==${i.metadata!.version}`);
       const res = await this.pip(["install", "--quiet", "--no-deps", "--target", site, ...deps], cwd);
       if (res.code !== 0) throw new RegistryError(`pip could not install the dependencies of ${exact} (${deps.join(" ")}) with ${this.interpreter.python}: ${pipProblem(res)}`);
@@ -98,7 +98,7 @@ export class PypiRegistry implements PackageRegistry {
   /** A folder package's requirements that this Python does not satisfy, installed into `into`/site. */
   async installDependencies(requirements: readonly string[], into: string, cwd: string, what: string): Promise<string | undefined> {
     const missing = (await this.report([...requirements], cwd, `resolve the dependencies of ${what} (${requirements.join(", ")})`)).filter((i) => i.metadata?.name && i.metadata.version);
-    if (!missing.length) return undefined;
+    if (!missing.length || lacksTheWorker(missing)) return undefined;
     const site = path.join(into, "site");
     const deps = missing.map((i) => `${i.metadata!.name}==${i.metadata!.version}`);
     const res = await this.pip(["install", "--quiet", "--no-deps", "--target", site, ...deps], cwd);
@@ -131,6 +131,16 @@ function sha256Of(item: ReportItem): string | undefined {
   const info = item.download_info?.archive_info;
   const hex = info?.hashes?.sha256 ?? (info?.hash?.startsWith("sha256=") ? info.hash.slice(7) : undefined);
   return hex && /^[0-9a-f]{64}$/.test(hex) ? hex : undefined;
+}
+
+/**
+ * Whether what this Python lacks includes what the worker itself needs (pulumi, dill): then the
+ * worker cannot run in it at all (each request says so, naming the fix), and nothing is installed for
+ * the package, least of all a copy of pulumi (a plugin asked only for a schema, in whatever python3
+ * is on PATH, would otherwise fetch it).
+ */
+function lacksTheWorker(missing: ReportItem[]): boolean {
+  return missing.some((i) => ["pulumi", "dill"].includes(normalize(i.metadata?.name ?? "")));
 }
 
 /** PEP 503's normalized name. */

@@ -17,6 +17,12 @@ export interface ServedPackage extends ProviderPackage {
   /** The value Parameterize answered with or was given: what GetSchema states as the package's parameter. */
   value: Buffer;
   source: PackageSource;
+  /**
+   * What must be in place before the package's provider first runs (a Python folder package's
+   * missing dependencies): done on the first request of its types, not at Parameterize, since a
+   * plugin asked only for the schema needs none of it. Throws a RegistryError saying what failed.
+   */
+  prepare?: () => Promise<void>;
 }
 
 /** What Parameterize carries (our .proto's ParameterizeRequest, decoded). */
@@ -78,7 +84,7 @@ export class ServedPackages {
     if (given.kind === "folder") {
       const source = { kind: "folder" as const, path: given.path };
       const dir = folderOf(source, projectDir);
-      const pkg = await this.withDependencies(await this.read(dir, `the folder ${JSON.stringify(source.path)} given to pulumi package add`));
+      const pkg = this.withDependencies(await this.read(dir, `the folder ${JSON.stringify(source.path)} given to pulumi package add`));
       return { ...pkg, source, value: encodeValue({ source, name: pkg.name, version: pkg.version }) };
     }
     const taken = `no folder ${JSON.stringify(given.spec)} is in ${projectDir}, so it was taken for ${this.registryKind === "npm" ? "an npm" : "a PyPI"} spec`;
@@ -133,7 +139,7 @@ export class ServedPackages {
           `to use it, add it again (${readd}), which regenerates the SDK; or put ${named} back there`,
       );
     }
-    return { ...(await this.withDependencies(pkg)), source: value.source, value: Buffer.from(given.value ?? new Uint8Array()) };
+    return { ...this.withDependencies(pkg), source: value.source, value: Buffer.from(given.value ?? new Uint8Array()) };
   }
 
   /**
@@ -142,13 +148,23 @@ export class ServedPackages {
    * is set up. A Node folder package brings its own (its node_modules). Without a usable registry (no
    * usable Python), the package is served as it is, and a missing module is the import's error.
    */
-  private async withDependencies(pkg: ProviderPackage): Promise<ProviderPackage> {
+  private withDependencies(pkg: ProviderPackage): ProviderPackage & Pick<ServedPackage, "prepare"> {
     if (pkg.language !== "python" || "unavailable" in this.registry) return pkg;
+    const registry = this.registry.use;
     const requirements = pythonDependencies(pkg.dir) ?? [];
-    const dir = await installedDependencies(this.registry.use, requirements, this.projectDir(), `${pkg.name} ${pkg.version} (${pkg.dir})`);
-    if (dir === undefined) return pkg;
-    for (const reference of pkg.references.all()) reference.dependencyDirs = [dir];
-    return pkg;
+    if (requirements.length === 0) return pkg;
+    let done: Promise<void> | undefined;
+    const prepare = () =>
+      (done ??= installedDependencies(registry, requirements, this.projectDir(), `${pkg.name} ${pkg.version} (${pkg.dir})`).then(
+        (dir) => {
+          if (dir !== undefined) for (const reference of pkg.references.all()) reference.dependencyDirs = [dir];
+        },
+        (e) => {
+          done = undefined; // the next request tries again
+          throw e;
+        },
+      ));
+    return { ...pkg, prepare };
   }
 
   /** The value form of a registry package: from the cache, or installed again, the very bytes it was added with. */
