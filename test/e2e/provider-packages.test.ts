@@ -16,31 +16,16 @@
 // A Python package goes through the same lifecycle with our Python plugin, in
 // the consuming project's Python, its modules imported from its own folder.
 import { expect } from "chai";
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { FIXTURES, REPO, TEST_VENV } from "../helpers/paths.js";
-import { E2E_BIN, E2E_ROOT, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { FIXTURES, TEST_VENV } from "../helpers/paths.js";
+import { E2E_BIN, E2E_ROOT, placeYamlHost, sandbox, type Sandbox } from "./harness.js";
 
 const STACK = "dev";
 const OUR_NODE = `${E2E_BIN}/pulumi-resource-pulumi-nodejs`;
 const OUR_PYTHON = `${E2E_BIN}/pulumi-resource-pulumi-python`;
 const TEXT_FILE = "files:index:TextFile";
-
-/** Pulumi YAML's language host next to pulumi, as an installed CLI has it (no "using … from $PATH" warning). */
-function placeYamlHost(): void {
-  prepareEngine();
-  const yamlHost = execFileSync("bash", [`${REPO}scripts/go-program.sh`, "yaml-host", "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  })
-    .trim()
-    .split("\n")
-    .pop()!;
-  fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
-  fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
-  fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);
-}
 
 /** The pulumi CLI in a sandbox: run, or run and required to succeed with no warning of any kind (its stdout and stderr). */
 function pulumiIn(sb: Sandbox) {
