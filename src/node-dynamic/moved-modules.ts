@@ -18,6 +18,7 @@
 import { isFile, readText, realPath } from "../host/files/file-probe.js";
 import { caseInsensitiveFileNames, pathsOf, type Platform } from "../host/files/platform.js";
 import path from "node:path";
+import { programHome, type ModuleHome } from "./module-home.js";
 
 /** The store directories that keep packages under `<name>@<version>/node_modules/<name>`. */
 const STORE_DIRS = new Set([".pnpm", ".aspect_rules_js"]);
@@ -115,17 +116,19 @@ export interface Relocation {
 
 /**
  * The file in the program's own copy of the package `pkg` names, looked up
- * with `from` (a require made at the program directory); throws
+ * with `from` (a require made where the provider's modules resolve: the
+ * program directory, or a component's folder and then the program's, as
+ * `home` says; a string is the program directory); throws
  * UnresolvedModuleError naming both attempts when there is none.
  */
-export function relocate(id: string, pkg: PackagePath, from: NodeJS.Require, programDir: string): Relocation {
+export function relocate(id: string, pkg: PackagePath, from: NodeJS.Require, home: ModuleHome | string): Relocation {
+  const where = typeof home === "string" ? programHome(home) : home;
   const bare = pkg.subpath ? `${pkg.name}/${pkg.subpath}` : pkg.name;
   const fail = (detail: string) =>
     new UnresolvedModuleError(
       `Cannot find module '${id}' required by the dynamic provider: that path does not exist here ` +
         `(it is where ${pkg.name} was when the provider was serialized${pkg.store ? `, in the ${pkg.store} store` : ""}), ` +
-        `and ${bare} resolved from the program directory ${programDir} (its node_modules and those of its parents) ${detail}; ` +
-        `install ${pkg.name} in the program's dependencies`,
+        `and ${bare} resolved from ${where.searched} ${detail}; ${where.install(pkg.name)}`,
     );
   // The package's directory as the program resolves it; its files are then
   // reached by path, as the old text reached them (a package's `exports`

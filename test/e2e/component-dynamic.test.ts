@@ -21,10 +21,12 @@ function program(resources: string[]): string {
   const blocks: Record<string, string> = {
     plain: `  plain:\n    type: widgets:index:Plain\n    properties:\n      label: one\n`,
     greeter: `  greeter:\n    type: widgets:index:Greeter\n    properties:\n      label: two\n`,
+    broken: `  broken:\n    type: widgets:index:Broken\n    properties:\n      label: three\n`,
   };
   const outs: Record<string, string> = {
     plain: `  plainRanBy: \${plain.ranBy}\n`,
     greeter: `  greeterRanBy: \${greeter.ranBy}\n  greeting: \${greeter.greeting}\n`,
+    broken: `  brokenRanBy: \${broken.ranBy}\n`,
   };
   return (
     `name: component-consumer\nruntime: yaml\nplugins:\n  providers:\n    - name: widgets\n      path: ../components/widgets\n` +
@@ -106,6 +108,16 @@ describe("end to end (YAML): a dynamic resource inside a Node multi-language com
     await ok(["destroy", "--yes", "--skip-preview", "--stack", STACK]);
     const state = JSON.parse(await ok(["stack", "export", "--stack", STACK]));
     expect(state.deployment.resources ?? [], "nothing but the stack is left").to.satisfy((rs: { type: string }[]) => rs.every((r) => r.type === "pulumi:pulumi:Stack"));
+  });
+
+  it("a package the component's node_modules lacks: Check fails naming the component's folder and saying to install it there", async function () {
+    fs.writeFileSync(path.join(consumer, "Pulumi.yaml"), program(["broken"]));
+    const { code, said } = await run(["preview", "--stack", STACK]);
+    expect(code, said).to.not.equal(0);
+    expect(said).to.contain(`Cannot find module 'acme-absent' required by the dynamic provider: it was resolved from the folder of component widgets:index:Broken, ${component}`);
+    expect(said).to.contain(`then the program directory ${consumer}`);
+    expect(said).to.contain(`install acme-absent in the component's folder ${component} (npm install acme-absent there)`);
+    expect(said).to.not.contain("program's dependencies");
   });
 
   it("[difference] Pulumi's own Node plugin resolves the serialized provider's requires from the program's folder, and fails", async function () {
