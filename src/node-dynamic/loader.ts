@@ -235,7 +235,7 @@ export class ProviderLoader {
             relocated.set(id, found);
             if (!warned.has(pkg.name)) {
               warned.add(pkg.name);
-              warn(calls.getStore(), relocationWarning(id, found));
+              warn(calls.getStore(), relocationWarning(id, found, home));
             }
             return base(found.file);
           }

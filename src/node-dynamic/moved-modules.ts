@@ -115,7 +115,7 @@ export interface Relocation {
 }
 
 /**
- * The file in the program's own copy of the package `pkg` names, looked up
+ * The file in the program's (or component's) own copy of the package `pkg` names, looked up
  * with `from` (a require made where the provider's modules resolve: the
  * program directory, or a component's folder and then the program's, as
  * `home` says; a string is the program directory); throws
@@ -162,8 +162,12 @@ export function packageVersion(dir: string): string | undefined {
   }
 }
 
-/** The warning for a module loaded from the program's copy of its package instead of the path the text names. */
-export function relocationWarning(id: string, moved: Relocation): string {
+/**
+ * The warning for a module loaded from the program's copy of its package (or,
+ * for a provider serialized inside a component, the copy found from the
+ * component's folder) instead of the path the text names.
+ */
+export function relocationWarning(id: string, moved: Relocation, home?: ModuleHome): string {
   const { pkg } = moved;
   const before = pkg.storeVersion ?? (pkg.packageDir ? packageVersion(pkg.packageDir) : undefined);
   const here = realPath(moved.file) ?? moved.file;
@@ -172,7 +176,8 @@ export function relocationWarning(id: string, moved: Relocation): string {
   else if (moved.version && !before) versions = ` (${pkg.name} ${moved.version} here; the old path does not say which version it was)`;
   else versions = moved.version ? ` (${pkg.name} ${moved.version}, the same version)` : "";
   return (
-    `the dynamic provider requires ${id}, which does not exist here; it was loaded from the program's ${pkg.name} ` +
+    `the dynamic provider requires ${id}, which does not exist here; it was loaded from ` +
+    `${home?.component ? `the ${pkg.name} found from component ${home.component.componentType}'s folder` : `the program's ${pkg.name}`} ` +
     `instead, ${here}${versions}. Running \`pulumi up\` records the provider with the paths of this checkout`
   );
 }
