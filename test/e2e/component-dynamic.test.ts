@@ -66,6 +66,8 @@ describe("end to end (YAML): a dynamic resource inside a Node multi-language com
     // repo's), and acme-greeting, which only the component has.
     component = path.join(root, "components", "widgets");
     fs.cpSync(`${FIXTURES}components/widgets`, component, { recursive: true });
+    // Its launcher, run by the node running the tests (the fixture's finds node on PATH, which a run may not have).
+    fs.writeFileSync(path.join(component, "pulumi-resource-widgets"), `#!/bin/sh\nexec "${process.execPath}" "$(dirname "$0")/index.js" "$@"\n`, { mode: 0o755 });
     const modules = path.join(component, "node_modules");
     fs.mkdirSync(path.join(modules, "@pulumi"), { recursive: true });
     fs.symlinkSync(fs.realpathSync(`${REPO}node_modules/@pulumi/pulumi`), path.join(modules, "@pulumi", "pulumi"));
