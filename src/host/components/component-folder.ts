@@ -15,7 +15,9 @@
 // The plugin is looked for in the engine's order (../plugin/plugin-lookup.ts):
 // the project's `plugins.providers` entry, then the project's `packages:` entry
 // whose source is a local folder (which the engine turns into a project plugin),
-// then $PATH (unless PULUMI_IGNORE_AMBIENT_PLUGINS), then the plugin cache. A
+// then $PATH (unless PULUMI_IGNORE_AMBIENT_PLUGINS), then the plugin cache,
+// its highest version (the engine takes the exact version a program asks for,
+// which no request tells the host). A
 // parent type no plugin is found for (a program's own ComponentResource, such as
 // `my:app:Site`) is skipped: its resources resolve from the program's folder.
 //
