@@ -17,9 +17,10 @@
 // whose source is a local folder (which the engine turns into a project plugin),
 // then $PATH (unless PULUMI_IGNORE_AMBIENT_PLUGINS), then the plugin cache,
 // its highest version (the engine takes the exact version a program asks for,
-// which no request tells the host). A
-// parent type no plugin is found for (a program's own ComponentResource, such as
-// `my:app:Site`) is skipped: its resources resolve from the program's folder.
+// which no request tells the host). The step "next to pulumi" is the engine's
+// for the plugins it bundles only, never a component's. A parent type no plugin
+// is found for (a program's own ComponentResource, such as `my:app:Site`) is
+// skipped: its resources resolve from the program's folder.
 //
 // Nothing here throws: a Pulumi.yaml that cannot be read or parsed gives no
 // project entries (the engine itself would have refused to run with it).
