@@ -3,9 +3,8 @@
 // response of every resource RPC. Requests and responses are plain objects in
 // the shape of our .proto, their bags decoded or still encoded (AnyStruct); the
 // runtime does the language-specific part.
-import { RegistryError } from "./packages/registry-install.js";
-import type { Registry } from "./packages/registry-install.js";
 import * as grpc from "@grpc/grpc-js";
+import { ComponentFolders, type ComponentFolder } from "./components/component-folder.js";
 import { CallOutputs } from "./engine/call-output.js";
 import { CallSignal } from "./limits/call-signal.js";
 import { armDeadline } from "./limits/deadline.js";
@@ -16,8 +15,10 @@ import type { Mode } from "./plugin/modes.js";
 import { DeclarationError, ProviderReferences, type ProviderReference } from "./references/provider-references.js";
 import { checkInputs } from "./references/input-types.js";
 import { packageSchema, SchemaError } from "./references/package-schema.js";
+import { findProjectRoot } from "./references/project-root.js";
 import { ParameterError } from "./packages/parameters.js";
 import { PackageError } from "./packages/provider-package.js";
+import { RegistryError, type Registry } from "./packages/registry-install.js";
 import { ServedPackages, type ParameterizeFields, type ServedPackage } from "./packages/served-packages.js";
 import { onlyProviderDiffers, onlyProviderLayoutChanged } from "./provider-text.js";
 import { redact } from "./secrets/redaction.js";
@@ -74,6 +75,8 @@ export interface CoreOptions {
   pluginVersion?: () => string;
   /** Where Parameterize installs registry packages from (npm for Node, a Python index for Python), or why it cannot. */
   registry?: Registry;
+  /** The environment the engine started the plugin with, for finding a component's plugin (default: process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The operations that run the project's code instead of the state's when a type's declaration asks (latestCode). */
@@ -94,6 +97,9 @@ export class DynamicCore {
   /** The provider packages Parameterize asked this process to serve (./packages/served-packages.ts). */
   readonly packages: ServedPackages;
   private readonly pluginVersion: () => string;
+  /** The components (by package) of resources served so far; Node only (./components/component-folder.ts). */
+  private readonly components?: ComponentFolders;
+  private readonly saidComponent = new Set<string>();
 
   constructor(
     readonly mode: Mode,
@@ -105,6 +111,7 @@ export class DynamicCore {
     this.outputs = new CallOutputs(this.engineLog);
     this.packages = new ServedPackages(mode, this.cwd, opts.registry);
     this.pluginVersion = opts.pluginVersion ?? (() => "0.0.0");
+    if (mode.language === "nodejs") this.components = new ComponentFolders({ projectRoot: findProjectRoot(this.cwd), env: opts.env ?? process.env });
   }
 
   /** Parameterize: the package its arguments or value name, served from here on; its name and version. */
@@ -391,9 +398,9 @@ export class DynamicCore {
    * the reference, in a warning.
    */
   private async latestCode(call: CallInfo, req: ResourceRequest, text: string): Promise<Sourced> {
-    if (!LATEST_CODE_OPERATIONS.has(call.operation)) return { source: { text } };
+    if (!LATEST_CODE_OPERATIONS.has(call.operation)) return { source: { text, component: await this.componentOf(call) } };
     const reference = await this.declared(call, req);
-    if (!reference?.latestCode || this.runtime.isReferenceText(text, reference)) return { source: { text } };
+    if (!reference?.latestCode || this.runtime.isReferenceText(text, reference)) return { source: { text, component: await this.componentOf(call) } };
     const what = `running the project's ${reference.reference} (latestCode, ${reference.declaredIn})`;
     this.engineLog.log("debug", call.urn, `${call.operation}: ${what} instead of the provider serialized in the state`);
     if (call.operation === "Delete") {
@@ -405,6 +412,26 @@ export class DynamicCore {
       );
     }
     return { source: { reference } };
+  }
+
+  /**
+   * The multi-language component the call's resource was created in, when its
+   * plugin is a Node package: the serialized text came from that component's
+   * process, and its modules resolve from there. Said in a debug line once per
+   * component package.
+   */
+  private async componentOf(call: CallInfo): Promise<ComponentFolder | undefined> {
+    const component = await this.components?.of(call.urn);
+    if (component && !this.saidComponent.has(component.package)) {
+      this.saidComponent.add(component.package);
+      this.engineLog.log(
+        "debug",
+        call.urn,
+        `${call.operation}: the resource was created in component ${component.componentType}; its serialized provider's modules ` +
+          `resolve from the component's folder ${component.dir} (the package of ${component.plugin}, found through ${component.foundBy}), then the program's`,
+      );
+    }
+    return component;
   }
 
   /** The project's declarations, read on first need. */

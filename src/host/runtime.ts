@@ -6,6 +6,7 @@
 // returns a normalized outcome. Bags stay in wire form across this boundary,
 // decoded or still encoded as the runtime's `bags` asks (AnyStruct): each
 // adapter decodes them the way its reference plugin does, or passes them on.
+import type { ComponentFolder } from "./components/component-folder.js";
 import type { CallOutput } from "./engine/call-output.js";
 import type { CallSignal } from "./limits/call-signal.js";
 import type { Severity } from "./engine/engine-log.js";
@@ -71,7 +72,19 @@ export type Bag = AnyStruct | undefined;
  * the request (`__provider`), or the project's own code, named by a
  * declaration in Pulumi.yaml (./references/provider-references.ts).
  */
-export type ProviderSource = { text: string; reference?: undefined } | { reference: ProviderReference; text?: undefined };
+export type ProviderSource =
+  | {
+      text: string;
+      reference?: undefined;
+      /**
+       * Set when the resource was created inside a multi-language component
+       * whose plugin is a Node package (./components/component-folder.ts): the
+       * text was serialized in that component's process, so its modules resolve
+       * from the component's folder first. Only the Node adapter uses it.
+       */
+      component?: ComponentFolder;
+    }
+  | { reference: ProviderReference; text?: undefined; component?: undefined };
 
 /** An input that failed a check (./references/input-types.ts, which makes most of them). */
 export type { CheckFailure };

@@ -6,14 +6,14 @@
 // context, so values crossing in and out are ordinary objects of this realm and
 // `require`d libraries are the process's own. Its `require` resolves from the
 // plugin's working directory (the program's node_modules and their parents),
-// as the reference's require-from-string module with filename '' does, and its
+// as the reference's require-from-string module with filename '' does; a text
+// serialized inside a multi-language component resolves from the component's
+// folder first (./module-home.ts), unlike there. Its
 // `__filename`/`__dirname` are '' and '.' like there; unlike there, a package
 // path that no longer exists is found again from there (./moved-modules.ts).
 // Stack traces name it `pulumi-dynamic-provider/<hash>.js`.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createHash } from "node:crypto";
-import { createRequire } from "node:module";
-import path from "node:path";
 import vm from "node:vm";
 import { log } from "../host/diagnostics/log.js";
 import { BoundedCache } from "../host/limits/bounded-cache.js";
@@ -21,6 +21,7 @@ import { findProjectRoot } from "../host/references/project-root.js";
 import type { ProviderReference } from "../host/references/provider-references.js";
 import type { CallInfo, ProviderSource } from "../host/runtime.js";
 import { Config, nodeProjectName } from "./config.js";
+import { componentHome, homeRequire, packageNameOf, programHome, type ModuleHome } from "./module-home.js";
 import { loadModuleReference, ReferenceLoadError, type ModuleReference } from "./module-reference.js";
 import { describe, type NodeProvider } from "./node-provider.js";
 import { packageOfPath, relocate, relocationWarning, UnresolvedModuleError, type Relocation } from "./moved-modules.js";
@@ -52,6 +53,12 @@ export const LOADED_TEXTS_LIMIT = 1000;
 
 export class ProviderLoader {
   private readonly cache: BoundedCache<string, NodeProvider>;
+  /**
+   * Providers of texts serialized inside a component, by the component's
+   * folder and the text (a NUL between: no path holds one), kept apart from
+   * the program's: the same text resolves its modules elsewhere.
+   */
+  private readonly componentTexts: BoundedCache<string, NodeProvider>;
   private readonly byReference = new Map<string, NodeProvider>();
   private rawConfig: Record<string, unknown> | undefined;
   /** The engine's call being served, for what a payload's `require` reports. */
@@ -62,11 +69,12 @@ export class ProviderLoader {
     textsLimit = LOADED_TEXTS_LIMIT,
   ) {
     this.cache = new BoundedCache(textsLimit);
+    this.componentTexts = new BoundedCache(textsLimit);
   }
 
   /** How many providers are kept (those of serialized texts and those named by reference). */
   get loaded(): number {
-    return this.cache.size + this.byReference.size;
+    return this.cache.size + this.componentTexts.size + this.byReference.size;
   }
 
   /** Config for providers configured from now on (the reference keeps the latest Configure's). */
@@ -81,6 +89,10 @@ export class ProviderLoader {
    */
   textOf(fileName: string): string | undefined {
     for (const key of this.cache.keys()) if (providerFileName(key) === fileName) return key;
+    for (const key of this.componentTexts.keys()) {
+      const text = key.slice(key.indexOf("\0") + 1);
+      if (providerFileName(text) === fileName) return text;
+    }
     return undefined;
   }
 
@@ -94,10 +106,18 @@ export class ProviderLoader {
    * triggered it and is never retried while the provider is kept.
    */
   async get(source: ProviderSource): Promise<NodeProvider> {
-    const [cache, key] = source.text !== undefined ? [this.cache, source.text] : [this.byReference, `${source.reference.projectDir}\0${source.reference.reference}`];
+    const [cache, key] =
+      source.text === undefined
+        ? [this.byReference, `${source.reference.projectDir}\0${source.reference.reference}`]
+        : source.component
+          ? [this.componentTexts, `${source.component.dir}\0${source.text}`]
+          : [this.cache, source.text];
     let provider = cache.get(key);
     if (!provider) {
-      provider = source.text !== undefined ? this.fromText(source.text) : this.fromReference(declared(source.reference));
+      provider =
+        source.text !== undefined
+          ? this.fromText(source.text, source.component ? componentHome(source.component, this.cwd) : programHome(this.cwd))
+          : this.fromReference(declared(source.reference));
       cache.set(key, provider);
       if (provider.configure) {
         const config = new Config(this.rawConfig, nodeProjectName());
@@ -108,14 +128,17 @@ export class ProviderLoader {
   }
 
   /** The provider a serialized text stands for: its handler's object, or the provider the reference helper's object names. */
-  private fromText(text: string): NodeProvider {
-    const provider = this.evaluate(text);
+  private fromText(text: string, home: ModuleHome): NodeProvider {
+    const provider = this.evaluate(text, home);
     const reference = provider[REFERENCE_MARKER];
     if (typeof reference !== "string") return provider;
+    // A reference written inside a component names a module of the component's package.
     return this.fromReference({
       reference,
-      projectDir: findProjectRoot(this.cwd) ?? this.cwd,
-      origin: "that the program passed with providerReference()",
+      projectDir: home.component?.dir ?? findProjectRoot(this.cwd) ?? this.cwd,
+      origin: home.component
+        ? `that component ${home.component.componentType} passed with providerReference()`
+        : "that the program passed with providerReference()",
     });
   }
 
@@ -128,7 +151,7 @@ export class ProviderLoader {
     }
   }
 
-  private evaluate(text: string): NodeProvider {
+  private evaluate(text: string, home: ModuleHome): NodeProvider {
     if (text.trim() === "") {
       // Evaluated, it would fail as a text that exports no handler, naming neither __provider nor what is wrong with it.
       const what = text === "" ? "an empty string" : "only whitespace";
@@ -144,7 +167,7 @@ export class ProviderLoader {
     const module = { exports: {} as Record<string, unknown>, id: name, filename: "", loaded: false };
     const handler = (() => {
       try {
-        fn.call(module.exports, module.exports, this.moduleRequire(), module, "", ".");
+        fn.call(module.exports, module.exports, this.moduleRequire(home), module, "", ".");
       } catch (e) {
         // Already says what it required, where it looked, and what to do.
         if (e instanceof UnresolvedModuleError) throw new ProviderLoadError(e.message, e);
@@ -184,16 +207,17 @@ export class ProviderLoader {
   }
 
   /**
-   * A `require` that resolves like a module at the program directory and, when
-   * the requested module itself is missing, says where it looked. One is made
-   * for each payload. A path to a package module that no longer exists (a
-   * store path of an older pnpm version, another checkout's node_modules:
-   * ./moved-modules.ts) is loaded from the program's copy of that package
-   * instead, worked out once per path, with one warning per package.
+   * A `require` that resolves from `home` (./module-home.ts: the program
+   * directory, or a component's folder and then the program's) and, when the
+   * requested module itself is missing, says where it looked and where to
+   * install it. One is made for each payload. A path to a package module that
+   * no longer exists (a store path of an older pnpm version, another
+   * checkout's node_modules: ./moved-modules.ts) is loaded from the copy of
+   * that package found there instead, worked out once per path, with one
+   * warning per package.
    */
-  private moduleRequire(): NodeJS.Require {
-    const base = createRequire(path.join(this.cwd, "[pulumi dynamic provider]"));
-    const cwd = this.cwd;
+  private moduleRequire(home: ModuleHome): NodeJS.Require {
+    const base = homeRequire(home);
     const calls = this.calls;
     const relocated = new Map<string, Relocation>();
     const warned = new Set<string>();
@@ -207,17 +231,16 @@ export class ProviderLoader {
         if (err && err.code === "MODULE_NOT_FOUND" && typeof err.message === "string" && err.message.startsWith(`Cannot find module '${id}'`)) {
           const pkg = packageOfPath(id);
           if (pkg) {
-            const found = relocate(id, pkg, base, cwd);
+            const found = relocate(id, pkg, base, home);
             relocated.set(id, found);
             if (!warned.has(pkg.name)) {
               warned.add(pkg.name);
-              warn(calls.getStore(), relocationWarning(id, found));
+              warn(calls.getStore(), relocationWarning(id, found, home));
             }
             return base(found.file);
           }
           const missing = new Error(
-            `Cannot find module '${id}' required by the dynamic provider: it was resolved from the program directory ` +
-              `${cwd} (its node_modules and those of its parents); install it in the program's dependencies`,
+            `Cannot find module '${id}' required by the dynamic provider: it was resolved from ${home.searched}; ${home.install(packageNameOf(id))}`,
           ) as NodeJS.ErrnoException;
           missing.code = "MODULE_NOT_FOUND";
           throw missing;

@@ -18,6 +18,7 @@
 import { isFile, readText, realPath } from "../host/files/file-probe.js";
 import { caseInsensitiveFileNames, pathsOf, type Platform } from "../host/files/platform.js";
 import path from "node:path";
+import { programHome, type ModuleHome } from "./module-home.js";
 
 /** The store directories that keep packages under `<name>@<version>/node_modules/<name>`. */
 const STORE_DIRS = new Set([".pnpm", ".aspect_rules_js"]);
@@ -114,18 +115,20 @@ export interface Relocation {
 }
 
 /**
- * The file in the program's own copy of the package `pkg` names, looked up
- * with `from` (a require made at the program directory); throws
+ * The file in the program's (or component's) own copy of the package `pkg` names, looked up
+ * with `from` (a require made where the provider's modules resolve: the
+ * program directory, or a component's folder and then the program's, as
+ * `home` says; a string is the program directory); throws
  * UnresolvedModuleError naming both attempts when there is none.
  */
-export function relocate(id: string, pkg: PackagePath, from: NodeJS.Require, programDir: string): Relocation {
+export function relocate(id: string, pkg: PackagePath, from: NodeJS.Require, home: ModuleHome | string): Relocation {
+  const where = typeof home === "string" ? programHome(home) : home;
   const bare = pkg.subpath ? `${pkg.name}/${pkg.subpath}` : pkg.name;
   const fail = (detail: string) =>
     new UnresolvedModuleError(
       `Cannot find module '${id}' required by the dynamic provider: that path does not exist here ` +
         `(it is where ${pkg.name} was when the provider was serialized${pkg.store ? `, in the ${pkg.store} store` : ""}), ` +
-        `and ${bare} resolved from the program directory ${programDir} (its node_modules and those of its parents) ${detail}; ` +
-        `install ${pkg.name} in the program's dependencies`,
+        `and ${bare} resolved from ${where.searched} ${detail}; ${where.install(pkg.name)}`,
     );
   // The package's directory as the program resolves it; its files are then
   // reached by path, as the old text reached them (a package's `exports`
@@ -159,8 +162,12 @@ export function packageVersion(dir: string): string | undefined {
   }
 }
 
-/** The warning for a module loaded from the program's copy of its package instead of the path the text names. */
-export function relocationWarning(id: string, moved: Relocation): string {
+/**
+ * The warning for a module loaded from the program's copy of its package (or,
+ * for a provider serialized inside a component, the copy found from the
+ * component's folder) instead of the path the text names.
+ */
+export function relocationWarning(id: string, moved: Relocation, home?: ModuleHome): string {
   const { pkg } = moved;
   const before = pkg.storeVersion ?? (pkg.packageDir ? packageVersion(pkg.packageDir) : undefined);
   const here = realPath(moved.file) ?? moved.file;
@@ -169,7 +176,8 @@ export function relocationWarning(id: string, moved: Relocation): string {
   else if (moved.version && !before) versions = ` (${pkg.name} ${moved.version} here; the old path does not say which version it was)`;
   else versions = moved.version ? ` (${pkg.name} ${moved.version}, the same version)` : "";
   return (
-    `the dynamic provider requires ${id}, which does not exist here; it was loaded from the program's ${pkg.name} ` +
+    `the dynamic provider requires ${id}, which does not exist here; it was loaded from ` +
+    `${home?.component ? `the ${pkg.name} found from component ${home.component.componentType}'s folder` : `the program's ${pkg.name}`} ` +
     `instead, ${here}${versions}. Running \`pulumi up\` records the provider with the paths of this checkout`
   );
 }

@@ -49,6 +49,21 @@ function placeCli(built: string, bin: string): void {
   }
 }
 
+/** Pulumi YAML's language host next to pulumi, as an installed CLI has it (no "using … from $PATH" warning). */
+export function placeYamlHost(): void {
+  prepareEngine();
+  const yamlHost = execFileSync("bash", [`${REPO}scripts/go-program.sh`, "yaml-host", "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"], {
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  })
+    .trim()
+    .split("\n")
+    .pop()!;
+  fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
+  fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
+  fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);
+}
+
 export const REFERENCE_ROOT = `${REPO}.cache/e2e-reference`;
 
 /**

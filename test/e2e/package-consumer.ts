@@ -1,26 +1,10 @@
 // What the provider-package suites share (test/e2e/provider-packages.test.ts,
-// test/e2e/provider-package-registries.test.ts): Pulumi YAML's language host in
-// place, and the pulumi CLI run in a sandbox the way a user runs it.
+// test/e2e/provider-package-registries.test.ts): the pulumi CLI run in a
+// sandbox the way a user runs it (Pulumi YAML's host is placed by the harness's
+// placeYamlHost).
 import { expect } from "chai";
-import { execFile, execFileSync } from "node:child_process";
-import fs from "node:fs";
-import { REPO } from "../helpers/paths.js";
-import { E2E_BIN, prepareEngine, type Sandbox } from "./harness.js";
-
-export /** Pulumi YAML's language host next to pulumi, as an installed CLI has it (no "using … from $PATH" warning). */
-function placeYamlHost(): void {
-  prepareEngine();
-  const yamlHost = execFileSync("bash", [`${REPO}scripts/go-program.sh`, "yaml-host", "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml"], {
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"],
-  })
-    .trim()
-    .split("\n")
-    .pop()!;
-  fs.rmSync(`${E2E_BIN}/pulumi-language-yaml`, { force: true });
-  fs.copyFileSync(yamlHost, `${E2E_BIN}/pulumi-language-yaml`);
-  fs.chmodSync(`${E2E_BIN}/pulumi-language-yaml`, 0o755);
-}
+import { execFile } from "node:child_process";
+import { E2E_BIN, type Sandbox } from "./harness.js";
 
 /** The pulumi CLI in a sandbox: run, or run and required to succeed with no warning of any kind (its stdout and stderr). */
 export function pulumiIn(sb: Sandbox) {

@@ -18,8 +18,8 @@ import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { FIXTURES, REPO, TEST_VENV } from "../helpers/paths.js";
-import { E2E_BIN, E2E_ROOT, sandbox, type Sandbox } from "./harness.js";
-import { placeYamlHost, pulumiIn } from "./package-consumer.js";
+import { E2E_BIN, E2E_ROOT, placeYamlHost, sandbox, type Sandbox } from "./harness.js";
+import { pulumiIn } from "./package-consumer.js";
 
 const STACK = "dev";
 const OUR_NODE = `${E2E_BIN}/pulumi-resource-pulumi-nodejs`;

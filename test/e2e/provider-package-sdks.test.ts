@@ -83,7 +83,7 @@ function generateSdk(sb: Sandbox, project: string, plugin: string, name: string,
   return { schema, dir };
 }
 
-/** The package's parameter value, decoded (docs/provider-packages.md §5). */
+/** The package's parameter value, decoded (docs/provider-packages.md §6). */
 const decoded = (base64: string) => JSON.parse(Buffer.from(base64, "base64").toString());
 
 /** Every resource of a deployment by name; no `__provider` anywhere in it. */

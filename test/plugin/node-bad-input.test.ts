@@ -135,7 +135,7 @@ describe("our Node plugin: bad input is answered clearly, without crashing or pr
     const text = `const missing = require("${MISSING}");\n${scripted}`;
     const cannotFind =
       `Cannot find module '${MISSING}' required by the dynamic provider: it was resolved from the program directory ` +
-      `${cwd} (its node_modules and those of its parents); install it in the program's dependencies`;
+      `${cwd} (its node_modules and those of its parents); install ${MISSING} in the program's package, ${cwd} (npm install ${MISSING} there)`;
     expect(await check(ours, { __provider: text })).to.deep.equal(
       error(2, `Check ${urn}: the serialized provider threw while loading: Error: ${cannotFind}`),
     );
@@ -147,7 +147,7 @@ describe("our Node plugin: bad input is answered clearly, without crashing or pr
       error(
         2,
         `Cannot find module '${MISSING}' required by the dynamic provider: it was resolved from the program directory ` +
-          `${cwd} (its node_modules and those of its parents); install it in the program's dependencies`,
+          `${cwd} (its node_modules and those of its parents); install ${MISSING} in the program's package, ${cwd} (npm install ${MISSING} there)`,
       ),
     );
     // The reference's require stack names its own file and an empty entry for the provider.

@@ -147,7 +147,7 @@ describe("moved module paths: a payload's require of a path that no longer exist
     expect(err.message).to.equal(
       `Cannot find module '.pnpm/ms@2.1.2/node_modules/ms/index.js' required by the dynamic provider: that path does not exist here ` +
         `(it is where ms was when the provider was serialized, in the .pnpm store), and ms/index.js resolved from the program ` +
-        `directory ${dir} (its node_modules and those of its parents) was not found either; install ms in the program's dependencies`,
+        `directory ${dir} (its node_modules and those of its parents) was not found either; install ms in the program's package, ${dir} (npm install ms there)`,
     );
   });
 
@@ -168,7 +168,7 @@ describe("moved module paths: a payload's require of a path that no longer exist
     );
     expect(err.message).to.equal(
       `the serialized provider threw while loading: Error: Cannot find module '/gone/lib/helper.js' required by the dynamic provider: ` +
-        `it was resolved from the program directory ${dir} (its node_modules and those of its parents); install it in the program's dependencies`,
+        `it was resolved from the program directory ${dir} (its node_modules and those of its parents); install it in the program's package, ${dir} (npm install there)`,
     );
   });
 });
@@ -199,7 +199,7 @@ describe("moved module paths: a require inside a provider method", function () {
     );
     expect(err).to.be.instanceOf(ProviderResultError);
     expect(err.message).to.match(
-      /^Create urn:pulumi:dev::p::pulumi-nodejs:dynamic:Resource::r: Cannot find module '\.pnpm\/gone@1\.0\.0\/node_modules\/gone\/index\.js' required by the dynamic provider: .* and gone\/index\.js resolved from the program directory .* was not found either; install gone in the program's dependencies$/,
+      /^Create urn:pulumi:dev::p::pulumi-nodejs:dynamic:Resource::r: Cannot find module '\.pnpm\/gone@1\.0\.0\/node_modules\/gone\/index\.js' required by the dynamic provider: .* and gone\/index\.js resolved from the program directory .* was not found either; install gone in the program's package, .* \(npm install gone there\)$/,
     );
   });
 });

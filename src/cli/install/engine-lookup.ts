@@ -1,5 +1,6 @@
 // Where the engine finds a dynamic-provider plugin, in its own order
-// (sdk/go/common/workspace/plugins.go, getPluginInfoAndPath):
+// (sdk/go/common/workspace/plugins.go, getPluginInfoAndPath; the pieces are
+// the serving path's, src/host/plugin/plugin-lookup.ts):
 //   1. Pulumi.yaml `plugins.providers` entries of the project (a directory);
 //   2. $PATH (exec.LookPath), unless PULUMI_IGNORE_AMBIENT_PLUGINS is truthy;
 //   3. next to the running `pulumi`, its symlinks resolved (owner-exec bit);
@@ -13,10 +14,18 @@
 // are still found with the running system's path functions, so a test's
 // folders are real ones.
 // `install` and `doctor` answer with this, so they never guess.
-import { listDirectory, realPath, statOf } from "../../host/files/file-probe.js";
-import os from "node:os";
+import { realPath } from "../../host/files/file-probe.js";
 import path from "node:path";
-import { pathListDelimiter, pathVariable, samePathText, type Platform } from "../../host/files/platform.js";
+import { samePathText, type Platform } from "../../host/files/platform.js";
+import {
+  candidateFiles,
+  isPluginExecutable as isExecutableFile,
+  lookPath,
+  pulumiHome,
+  resourcePluginBinary,
+  resourcePluginFromCache,
+  truthy,
+} from "../../host/plugin/plugin-lookup.js";
 import { readProjectPlugins, type ProjectPlugin } from "./project-file.js";
 
 export type PluginPackage = "pulumi-nodejs" | "pulumi-python";
@@ -36,47 +45,10 @@ export interface PluginResolution {
   candidates: Found[];
 }
 
-const truthy = (v: string | undefined) => v === "1" || v?.toLowerCase() === "true";
+export { candidateFiles, lookPath, pulumiHome };
 
 export function binaryName(pkg: PluginPackage): string {
-  return `pulumi-resource-${pkg}`;
-}
-
-function isExecutableFile(p: string, ownerOnly = false, platform: Platform = process.platform): boolean {
-  const st = statOf(p);
-  // Windows has no exec bit: a file is run by its extension.
-  return !!st && !st.isDirectory() && (platform === "win32" || (st.mode & (ownerOnly ? 0o100 : 0o111)) !== 0);
-}
-
-/** The file names the engine tries for `binary` beside pulumi, in its order: `.exe` then `.cmd` on Windows. */
-export function candidateFiles(binary: string, platform: Platform): string[] {
-  return platform === "win32" ? [`${binary}.exe`, `${binary}.cmd`] : [binary];
-}
-
-/** PATHEXT's extensions, lower case, as Go reads them (its default when unset). */
-function pathExtensions(env: NodeJS.ProcessEnv): string[] {
-  const key = Object.keys(env).find((k) => k.toUpperCase() === "PATHEXT");
-  const exts = (key ? env[key] ?? "" : "").split(";").filter((e) => e !== "").map((e) => (e.startsWith(".") ? e : `.${e}`).toLowerCase());
-  return exts.length > 0 ? exts : [".com", ".exe", ".bat", ".cmd"];
-}
-
-/**
- * Go's exec.LookPath: the first executable `file` in an absolute $PATH entry (a relative one is an error there).
- * On Windows: `Path` in any case, `;` between entries, and in each entry `file` with each of PATHEXT's extensions
- * (as it is first, when it already ends with one of them).
- */
-export function lookPath(file: string, env: NodeJS.ProcessEnv, platform: Platform = process.platform): string | undefined {
-  const win = platform === "win32";
-  const exts = win ? pathExtensions(env) : [];
-  const names = !win ? [file] : [...(exts.includes(path.extname(file).toLowerCase()) ? [file] : []), ...exts.map((e) => file + e)];
-  for (const dir of (env[pathVariable(env, platform)] ?? "").split(pathListDelimiter(platform))) {
-    if (!dir || !(path.isAbsolute(dir) || (win && path.win32.isAbsolute(dir)))) continue;
-    for (const name of names) {
-      const p = path.join(dir, name);
-      if (isExecutableFile(p, false, platform)) return p;
-    }
-  }
-  return undefined;
+  return resourcePluginBinary(pkg);
 }
 
 /** The `pulumi` a user runs from this environment, and the directory the engine looks next to (symlinks resolved). */
@@ -85,31 +57,6 @@ export function findPulumi(env: NodeJS.ProcessEnv, platform: Platform = process.
   if (!invoked) return undefined;
   const real = realPath(invoked) ?? invoked;
   return { invoked, real, dir: path.dirname(real) };
-}
-
-export function pulumiHome(env: NodeJS.ProcessEnv): string {
-  return env.PULUMI_HOME || path.join(os.homedir(), ".pulumi");
-}
-
-/** The cache's highest `resource-<pkg>-v<semver>` directory holding the binary, skipping ones still being written. */
-function fromCache(pkg: PluginPackage, env: NodeJS.ProcessEnv, platform: Platform): string | undefined {
-  const dir = path.join(pulumiHome(env), "plugins");
-  const entries = listDirectory(dir);
-  const prefix = `resource-${pkg}-v`;
-  const versions = entries
-    .filter((e) => e.startsWith(prefix) && !e.endsWith(".partial") && !entries.includes(`${e}.partial`))
-    .map((e) => ({ e, v: e.slice(prefix.length).split(/[.-]/).map((x) => Number.parseInt(x, 10) || 0) }))
-    .sort((a, b) => {
-      for (let i = 0; i < Math.max(a.v.length, b.v.length); i++) if ((a.v[i] ?? 0) !== (b.v[i] ?? 0)) return (b.v[i] ?? 0) - (a.v[i] ?? 0);
-      return 0;
-    });
-  for (const { e } of versions) {
-    for (const f of candidateFiles(binaryName(pkg), platform)) {
-      const p = path.join(dir, e, f);
-      if (isExecutableFile(p, false, platform)) return p;
-    }
-  }
-  return undefined;
 }
 
 export interface LookupContext {
@@ -133,7 +80,7 @@ export function resolvePlugin(pkg: PluginPackage, ctx: LookupContext): PluginRes
   const pulumiDir = ctx.pulumiDir;
   const bundled = pulumiDir === undefined ? undefined : candidateFiles(binary, platform).map((f) => path.join(pulumiDir, f)).find((p) => isExecutableFile(p, true, platform));
   if (bundled) candidates.push({ source: "bundled", path: bundled });
-  const cached = fromCache(pkg, ctx.env, platform);
+  const cached = resourcePluginFromCache(pkg, ctx.env, platform);
   if (cached) candidates.push({ source: "cache", path: cached });
 
   if (project) return { binary, chosen: candidates[0], candidates };

@@ -6,15 +6,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { isMap, isSeq, parseDocument, YAMLMap, YAMLSeq, type Document } from "yaml";
 import { pathsOf, samePathText, type Platform } from "../../host/files/platform.js";
+import { projectPluginsOf, type ProjectPlugin } from "../../host/plugin/plugin-lookup.js";
 import { projectFile } from "../../host/references/project-root.js";
 
-export interface ProjectPlugin {
-  name: string;
-  /** As written. */
-  path: string;
-  /** Absolute: resolved against the project root, as the engine does. */
-  dir: string;
-}
+export type { ProjectPlugin };
 
 function load(file: string): Document {
   const doc = parseDocument(fs.readFileSync(file, "utf8"));
@@ -39,17 +34,7 @@ export function withLineBreaksOf(original: string, text: string): string {
 
 export function readProjectPlugins(root: string): ProjectPlugin[] {
   const file = projectFile(root);
-  if (!file) return [];
-  const providers = load(file).getIn(["plugins", "providers"]);
-  if (!isSeq(providers)) return [];
-  const out: ProjectPlugin[] = [];
-  for (const item of providers.items) {
-    if (!isMap(item)) continue;
-    const name = item.get("name");
-    const p = item.get("path");
-    if (typeof name === "string" && typeof p === "string") out.push({ name, path: p, dir: path.resolve(root, p) });
-  }
-  return out;
+  return file ? projectPluginsOf(load(file).toJS(), root) : [];
 }
 
 export interface ProjectEdit {

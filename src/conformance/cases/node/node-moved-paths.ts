@@ -49,6 +49,14 @@ function refRequireStack(ctx: CaseContext): string {
 const s = session({ id: "node/moved-paths", language: "nodejs", suite: ["differential (Node): a provider's require of a package path that moved"] });
 const DOC = "docs/moved-module-paths.md";
 
+/** Where our plugin tells the user to install a package the program lacks: the program's package, or its directory when it has none. */
+function installPlace(programDir: string): string {
+  for (let dir = programDir; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, "package.json"))) return `the program's package, ${dir}`;
+    if (path.dirname(dir) === dir) return `the program directory ${programDir}`;
+  }
+}
+
 export const nodeMovedPaths: Case[] = [
   s.case<Serialized>("aspect-store-path", {
     title: "the real serializer writes the aspect_rules_js store path, version and all",
@@ -102,7 +110,7 @@ export const nodeMovedPaths: Case[] = [
             `Read ${urn}: Cannot find module '${absent.oldPath}' required by the dynamic provider: that path does not exist here ` +
             `(it is where ms-nowhere was when the provider was serialized, in the .aspect_rules_js store), and ms-nowhere/index.js ` +
             `resolved from the program directory ${programDir} (its node_modules and those of its parents) was not found either; ` +
-            `install ms-nowhere in the program's dependencies`,
+            `install ms-nowhere in ${installPlace(programDir)} (npm install ms-nowhere there)`,
         }),
       reference: ({ absent, o, stack }) => equal(o, { code: 2, details: `Cannot find module '${absent.oldPath}'\n${stack}` }),
     },
