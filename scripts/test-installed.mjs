@@ -86,8 +86,9 @@ if (!process.argv[2]) {
   const prefix = path.join(scratch, "prefix");
   execFileSync("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", path.join(scratch, packed.filename)], { stdio: ["ignore", "inherit", "inherit"] });
   process.stderr.write(`test-installed: the declared-provider suites, provider packages from registries, the launcher and its preloader against npm i -g of ${packed.filename}\n`);
-  // Provider packages by registry spec: the installed plugins run the user's npm and pip (node is on PATH here).
-  execFileSync(process.execPath, [...MOCHA, ...DECLARED_SUITES, "dist/test/e2e/provider-package-registries.test.js", "dist/test/python/launcher.test.js", "dist/test/python/preloader.test.js"], {
+  // Provider packages by registry spec: the installed plugins run the user's npm and pip (node is on PATH here);
+  // a component's dynamic resource resolving from the component's folder.
+  execFileSync(process.execPath, [...MOCHA, ...DECLARED_SUITES, "dist/test/e2e/provider-package-registries.test.js", "dist/test/e2e/component-dynamic.test.js", "dist/test/python/launcher.test.js", "dist/test/python/preloader.test.js"], {
     cwd: ROOT,
     stdio: "inherit",
     env: { ...process.env, PULUMI_DYNAMIC_HOST_UNDER_TEST: path.join(prefix, "bin") },
