@@ -19,7 +19,9 @@ import net from "node:net";
 import path from "node:path";
 import { FIXTURES, REPO, TEST_VENV } from "../helpers/paths.js";
 import { E2E_BIN, E2E_ROOT, placeYamlHost, sandbox, type Sandbox } from "./harness.js";
-import { pulumiIn } from "./package-consumer.js";
+import { generateSdk, installNodeSdk, nodeSdkStack, pulumiIn } from "./package-consumer.js";
+import { addToPluginCache, removeFromPluginCache } from "../../src/cli/install/plugin-cache.js";
+import { hostVersion } from "../../src/host/plugin/plugin-info.js";
 
 const STACK = "dev";
 const OUR_NODE = `${E2E_BIN}/pulumi-resource-pulumi-nodejs`;
@@ -267,6 +269,44 @@ describe("end to end (YAML): provider packages added by registry spec, from npm 
         await pulumiIn(sb).ok(["destroy", "--yes", "--skip-preview", "--stack", STACK], dir);
         expect(fs.existsSync(path.join(dir, "notes.txt"))).to.equal(false);
       }
+    });
+
+    it("through its generated TypeScript SDK (the value pins the npm package): up, refresh and destroy from an inline program", async function () {
+      const project = path.join(root, "files-typescript");
+      fs.mkdirSync(project);
+      fs.writeFileSync(path.join(project, "Pulumi.yaml"), "name: files-typescript\nruntime: nodejs\n");
+      const sdk = generateSdk(sb, project, OUR_NODE, "files", "nodejs", "@acme/pulumi-files@1.2.0");
+      const manifest = JSON.parse(fs.readFileSync(path.join(sdk.dir, "package.json"), "utf8"));
+      expect(manifest.version).to.equal("1.2.0");
+      expect(JSON.parse(Buffer.from(manifest.pulumi.parameterization.value, "base64").toString()).source).to.deep.include({ kind: "npm", package: "@acme/pulumi-files", version: "1.2.0" });
+      const files = installNodeSdk(sdk.dir, project);
+      const notes = path.join(project, "notes.txt");
+      const stack = await nodeSdkStack(sb, project, "files-typescript", async () => {
+        const file = new files.TextFile("notes", { path: notes, content: "typed" });
+        return { banner: file.banner, ranBy: file.ranBy };
+      });
+      fs.rmSync(cache, { recursive: true, force: true });
+      const up = await stack.up();
+      expect(up.summary.result).to.equal("succeeded");
+      expect(up.outputs.banner.value).to.equal("from acme-banner, installed from the registry");
+      expect(up.outputs.ranBy.value.script).to.equal(OUR_NODE);
+      expect(cacheEntries(cache, "npm"), "installed again from the SDK's value").to.deep.equal(["acme+pulumi-files/1.2.0"]);
+      expect((await stack.refresh({ expectNoChanges: true })).summary.result).to.equal("succeeded");
+      expect((await stack.destroy()).summary.result).to.equal("succeeded");
+      expect(fs.existsSync(notes)).to.equal(false);
+    });
+
+    it("by name, as install registers the plugins in the plugin cache: pulumi package add pulumi-nodejs @acme/pulumi-files@1.2.0, then up and destroy", async function () {
+      const lines: string[] = [];
+      expect(addToPluginCache(E2E_BIN, hostVersion(), { ...process.env, ...sb.env }, (l) => lines.push(l), process.platform)).to.have.length(2);
+      const dir = consumerProject("files-by-name", filesProgram("files-by-name", "named"));
+      expect(await pulumiIn(sb).ok(["package", "add", "pulumi-nodejs", "@acme/pulumi-files@1.2.0"], dir)).to.contain("Added package files");
+      expect(fs.readFileSync(path.join(dir, "Pulumi.yaml"), "utf8")).to.match(/source: pulumi-nodejs\n/);
+      await pulumiIn(sb).ok(["stack", "init", STACK], dir);
+      await pulumiIn(sb).ok(["up", "--yes", "--skip-preview", "--stack", STACK], dir);
+      expect((await outputs(dir)).banner).to.equal("from acme-banner, installed from the registry");
+      await pulumiIn(sb).ok(["destroy", "--yes", "--skip-preview", "--stack", STACK], dir);
+      removeFromPluginCache(lines.map((l) => path.dirname(l.split(" -> ")[0])), () => undefined);
     });
 
     it("a spec npm cannot find is refused, saying what npm said", async function () {

@@ -23,6 +23,7 @@ import path from "node:path";
 import { FIXTURES, REPO, TEST_VENV, VENV_PYTHON } from "../helpers/paths.js";
 import { inlineStack } from "../helpers/inline-stack.js";
 import { E2E_BIN, E2E_ROOT, prepareEngine, sandbox, type Sandbox } from "./harness.js";
+import { generateSdk, goProgram, installNodeSdk, nodeSdkStack } from "./package-consumer.js";
 import { drive } from "./python-driver.js";
 
 const require = createRequire(import.meta.url);
@@ -34,14 +35,6 @@ const TEXT_FILE = "files:index:TextFile";
 const COUNTER = "counters:index:Counter";
 
 type Event = Record<string, any>;
-
-/** An executable of scripts/go-program.sh (built once, then reused from ~/.cache). */
-function goProgram(args: string[], env: Record<string, string> = {}): string {
-  return execFileSync("bash", [`${REPO}scripts/go-program.sh`, ...args], { encoding: "utf8", stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } })
-    .trim()
-    .split("\n")
-    .pop()!;
-}
 
 /**
  * A folder of provider packages and consuming projects: packages/files (the Node
@@ -59,28 +52,6 @@ function packagesRoot(prefix: string): string {
   fs.writeFileSync(path.join(dep, "index.js"), `module.exports = () => "from acme-banner, in the package's node_modules";\n`);
   fs.cpSync(`${FIXTURES}provider-packages/counters-python`, path.join(root, "packages", "counters"), { recursive: true });
   return root;
-}
-
-/**
- * The package's SDK in `<project>/sdks/<name>`, as `pulumi package add <plugin> ../packages/<name>`
- * writes it: the schema `pulumi package get-schema` answers in the project, given to Pulumi's generator.
- */
-function generateSdk(sb: Sandbox, project: string, plugin: string, name: string, language: "nodejs" | "python" | "go"): { schema: any; dir: string } {
-  // The shell of a user of a Python project has its virtualenv activated: asked only for a schema, the Python
-  // plugin's early worker starts in `python3` on PATH (not in the virtualenv Pulumi.yaml names), and says on
-  // stderr when that Python cannot serve (has no dill).
-  const env = { ...process.env, ...sb.env, PATH: `${TEST_VENV}/bin:${sb.env.PATH}`, VIRTUAL_ENV: TEST_VENV };
-  const res = spawnSync(`${E2E_BIN}/pulumi`, ["package", "get-schema", plugin, `../packages/${name}`], { cwd: project, env, encoding: "utf8" });
-  expect(res.status, `pulumi package get-schema: ${res.stderr}`).to.equal(0);
-  expect(res.stderr, "pulumi package get-schema: nothing on stderr, of the CLI or of our plugin").to.equal("");
-  const text = res.stdout;
-  const schema = JSON.parse(text);
-  expect(schema.name).to.equal(name);
-  const file = path.join(project, `${name}.schema.json`);
-  fs.writeFileSync(file, text);
-  const dir = path.join(project, "sdks", name);
-  execFileSync(goProgram(["schema-tool"]), ["gen", language, file, dir], { stdio: ["ignore", "ignore", "inherit"] });
-  return { schema, dir };
 }
 
 /** The package's parameter value, decoded (docs/provider-packages.md §6). */
@@ -116,33 +87,12 @@ describe("end to end (TypeScript): a Node provider package through its generated
     fs.mkdirSync(consumer);
     fs.writeFileSync(path.join(consumer, "Pulumi.yaml"), `name: ${PROJECT}\nruntime: nodejs\n`);
     sdk = generateSdk(sb, consumer, OUR_NODE, "files", "nodejs");
-    // npm install ./sdks/files: the SDK's postinstall compiles it (tsc, here this repository's
-    // TypeScript) and copies package.json into bin/; npm links it into node_modules under its name.
-    execFileSync(process.execPath, ["scripts/postinstall.js"], {
-      cwd: sdk.dir,
-      env: { ...process.env, PATH: `${REPO}node_modules/.bin:${process.env.PATH}` },
-      stdio: ["ignore", "inherit", "inherit"],
-    });
-    const name = JSON.parse(fs.readFileSync(path.join(sdk.dir, "package.json"), "utf8")).name;
-    fs.mkdirSync(path.dirname(path.join(consumer, "node_modules", name)), { recursive: true });
-    fs.symlinkSync(sdk.dir, path.join(consumer, "node_modules", name));
-    // The program requires the SDK by its name from the project, as its index.ts would.
-    const files = createRequire(path.join(consumer, "index.js"))(name);
+    const files = installNodeSdk(sdk.dir, consumer);
     const program = async () => {
       const file = new files.TextFile("notes", { path: notes(), content });
       return { fileSize: file.size, banner: file.banner, ranBy: file.ranBy };
     };
-    const pulumiCommand = await automation.PulumiCommand.get({ root: E2E_ROOT, skipVersionCheck: true });
-    stack = await inlineStack(
-      { stackName: "dev", projectName: PROJECT, program },
-      {
-        workDir: consumer,
-        pulumiHome: sb.home,
-        envVars: sb.env,
-        pulumiCommand,
-        projectSettings: { name: PROJECT, runtime: "nodejs", backend: { url: `file://${sb.backend}` } },
-      },
-    );
+    stack = await nodeSdkStack(sb, consumer, PROJECT, program);
   });
   after(function () {
     sb?.cleanup();

@@ -112,6 +112,14 @@ describe("registration: install, uninstall and the engine's plugin lookup", func
         expect(installed.stdout).to.contain(`${real}/${name} -> ${REPO}bin/${name}`);
       }
       expect(fs.readFileSync(path.join(real, `${PYTHON_PLUGIN}.before-pulumi-dynamic-host`), "utf8")).to.equal(before[PYTHON_PLUGIN]);
+      // The plugin cache ($PULUMI_HOME, here ~/.pulumi): an entry per plugin linking to the one placed, which is
+      // where `pulumi package add pulumi-nodejs <package>` looks a plugin up by name.
+      for (const [pkg, name] of [["pulumi-nodejs", NODE_PLUGIN], ["pulumi-python", PYTHON_PLUGIN]]) {
+        const entry = path.join(root, ".pulumi", "plugins", `resource-${pkg}-v${VERSION}`, name);
+        expect(fs.readlinkSync(entry)).to.equal(path.join(real, name));
+        expect(installed.stdout).to.contain(`${entry} -> ${real}/${name} (the plugin cache, where pulumi package add ${pkg} <package> finds it by name)`);
+        expect(resolvePlugin(pkg as "pulumi-nodejs", { env: { PATH: "", PULUMI_HOME: path.join(root, ".pulumi") } }).chosen?.path, "the engine's lookup, with nothing else to find").to.equal(entry);
+      }
       // A second install keeps the first backups (what it replaces now is ours), and says so.
       const again = cli(["install"], env).stdout;
       expect(again).not.to.match(/^kept /m);
@@ -120,6 +128,8 @@ describe("registration: install, uninstall and the engine's plugin lookup", func
       expect(removed.code, removed.stderr).to.equal(0);
       const after = Object.fromEntries(fs.readdirSync(real).map((f) => [f, fs.readFileSync(path.join(real, f), "utf8")]));
       expect(after).to.deep.equal(before);
+      expect(fs.readdirSync(path.join(root, ".pulumi", "plugins")), "the plugin cache entries are gone").to.deep.equal([]);
+      expect(removed.stdout).to.contain(`removed ${path.join(root, ".pulumi", "plugins", `resource-pulumi-nodejs-v${VERSION}`, NODE_PLUGIN)}`);
       expect(cli(["uninstall"], env).stdout).to.contain("nothing to do");
     });
 

@@ -37,6 +37,7 @@ import { npmWindowsLauncher, windowsLauncher, WINDOWS_EXECUTABLE } from "./windo
 import { pathsOf, type Platform } from "../../host/files/platform.js";
 import { findProjectRoot } from "../../host/references/project-root.js";
 import { registerProjectPlugins, unregisterProjectPlugins } from "./project-file.js";
+import { addToPluginCache, removeFromPluginCache } from "./plugin-cache.js";
 
 export const BACKUP_SUFFIX = ".before-pulumi-dynamic-host";
 export const RECORD = ".pulumi-dynamic-host-install.json";
@@ -62,6 +63,8 @@ interface Record {
   host: string;
   version: string;
   placed: Placed[];
+  /** The plugin cache entries made for the by-name lookup of `pulumi package add` (plugin-cache.ts). */
+  pluginCache?: string[];
 }
 
 /** The file each plugin name should run, and the directory that already holds all three names. */
@@ -348,7 +351,9 @@ export function installNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string) 
       placed.push({ ...p.placed, backup });
       out(placedLine(file, p.how));
     }
-    fs.writeFileSync(path.join(dir, RECORD), JSON.stringify({ host: "pulumi-dynamic-host", version: hostVersion(), placed } satisfies Record, null, 2) + "\n");
+    const pluginCache = addToPluginCache(dir, hostVersion(), env, out, host.platform);
+    if (before?.pluginCache) removeFromPluginCache(before.pluginCache.filter((e) => !pluginCache.includes(e)), out);
+    fs.writeFileSync(path.join(dir, RECORD), JSON.stringify({ host: "pulumi-dynamic-host", version: hostVersion(), placed, pluginCache } satisfies Record, null, 2) + "\n");
   } catch (err) {
     if (err instanceof InstallError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
@@ -404,6 +409,7 @@ export function uninstallNextToPulumi(env: NodeJS.ProcessEnv, out: (line: string
       out(`restored ${file} from ${p.backup}`);
     }
   }
+  removeFromPluginCache(record.pluginCache ?? [], out);
   fs.rmSync(path.join(dir, RECORD), { force: true });
 }
 
