@@ -24,6 +24,7 @@
 //
 // Nothing here throws: a Pulumi.yaml that cannot be read or parsed gives no
 // project entries (the engine itself would have refused to run with it).
+import { parseYaml } from "../files/yaml-text.js";
 import os from "node:os";
 import path from "node:path";
 import { isDirectory, isFile, readText, realPath } from "../files/file-probe.js";
@@ -168,12 +169,9 @@ async function projectEntries(root: string): Promise<ProjectEntries | undefined>
   const file = ["Pulumi.yaml", "Pulumi.yml"].map((f) => path.join(root, f)).find(isFile);
   const text = file && readText(file);
   if (!file || text === undefined) return undefined;
-  const yaml = await import("yaml");
-  // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
-  const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = await parseYaml(text);
   } catch {
     return undefined;
   }

@@ -28,6 +28,7 @@
 // importable with the program's sys.path). Each mode reads the entries of its
 // own package. The host never writes provider code anywhere: it only reads
 // this file.
+import { parseYaml } from "../files/yaml-text.js";
 import fs from "node:fs";
 import { readProperties, type PropertyMap } from "./declared-types.js";
 import type { Language } from "../plugin/modes.js";
@@ -226,12 +227,9 @@ async function readSectionOf(root: string, file: string): Promise<ProjectSection
     return { root, file, problem: `${file} could not be read: ${(e as Error).message}` };
   }
   if (!text.includes(SECTION)) return { root, file };
-  const yaml = await import("yaml");
-  // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
-  const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = await parseYaml(text);
   } catch (e) {
     return { root, file, problem: `${file} is not valid YAML: ${(e as Error).message}` };
   }

@@ -8,6 +8,7 @@
 // line, so the common cases cost one file read and no YAML parser: a top-level
 // `runtime: <name>` line decides alone when the runtime is python or the file
 // has no section. Anything else is parsed.
+import { parseYaml } from "../../host/files/yaml-text.js";
 import fs from "node:fs";
 import { findProjectRoot, projectFile } from "../../host/references/project-root.js";
 import { SECTION } from "../../host/references/provider-references.js";
@@ -46,12 +47,9 @@ export async function readProjectPython(cwd: string, whole = false): Promise<Pro
   const scalar = line ? (line[1] ?? line[2] ?? line[3]) : undefined;
   const hasSection = text.includes(SECTION);
   if (scalar !== undefined && (!hasSection || (scalar === "python" && !whole))) return { file, root, runtime: scalar };
-  // Bundled, the package arrives as a CommonJS namespace: its functions then sit on `default`.
-  const yaml = await import("yaml");
-  const parse = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
   let doc: unknown;
   try {
-    doc = parse(text);
+    doc = await parseYaml(text);
   } catch {
     // The engine refuses such a file before any plugin runs; the core names the problem if asked.
     return { file, root };
