@@ -10,7 +10,7 @@ export function parameterizeDifference(referenceDetails?: string): Difference<Ou
     doc: "docs/parity.md#both-languages",
     ours(o) {
       equal(o.code, 3, "status");
-      matches(o.details, /^Parameterize: pulumi-resource-pulumi-(nodejs|python) takes one parameter, the folder of a provider package \(.*\); it was given 0$/, "details");
+      matches(o.details, /^Parameterize: pulumi-resource-pulumi-(nodejs|python) takes one parameter, the provider package \(.*\); it was given 0$/, "details");
     },
     reference(o) {
       if (referenceDetails === undefined) equal(o.code, 12, "status");
