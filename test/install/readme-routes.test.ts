@@ -189,7 +189,8 @@ async function typescriptUpDestroy(m: Machine, workDir: string) {
   const warnings: Event[] = [];
   const events = (e: Event) => warnings.push(...notices([e], "diagnosticEvent"));
   const up = await stack.up({ onEvent: events });
-  const hello = fs.readFileSync(path.join(workDir, "hello.txt"), "utf8");
+  // Read if there (null if not), so that a failure says what the up did, and which plugin ran it, first.
+  const hello = fs.existsSync(path.join(workDir, "hello.txt")) ? fs.readFileSync(path.join(workDir, "hello.txt"), "utf8") : null;
   const greeting = (await stack.exportStack()).deployment.resources.find((r: Event) => r.urn.endsWith("::greeting"));
   const destroy = await stack.destroy({ onEvent: events });
   return { up: up.summary.resourceChanges, destroy: destroy.summary.resourceChanges, hello, left: fs.existsSync(path.join(workDir, "hello.txt")), ranBy: greeting.outputs.ranBy, warnings };
@@ -204,8 +205,8 @@ async function pythonUpDestroy(m: Machine, project: { dir: string; venv: string 
 async function expectExamplesRun(m: Machine, ts: string, py: { dir: string; venv: string }, embedded: boolean): Promise<void> {
   const node = await typescriptUpDestroy(m, ts);
   expect(node.up).to.deep.equal({ create: 2 });
-  expect(node.hello).to.equal("hello\n");
   expect(node.ranBy.argv1, "the engine ran the host next to pulumi").to.equal(`${m.pulumiBin}/${NODE_PLUGIN}`);
+  expect(node.hello, `hello.txt in ${ts}, written by the provider (ran by ${JSON.stringify(node.ranBy)})`).to.equal("hello\n");
   expect(node.ranBy.execPath).to.equal(embedded ? `${m.pulumiBin}/${NODE_PLUGIN}` : process.execPath);
   expect(node.destroy).to.deep.equal({ delete: 2 });
   expect(node.left, "destroy removed hello.txt").to.equal(false);
