@@ -9,11 +9,11 @@ const fs = require("fs");
 const textFileProvider = {
     async create(inputs) {
         fs.writeFileSync(inputs.path, inputs.content);
-        return { id: inputs.path, outs: { ...inputs, ranBy: { argv1: process.argv[1], execPath: process.execPath } } };
+        return { id: inputs.path, outs: { ...inputs, ranBy: { argv1: process.argv[1], execPath: process.execPath, cwd: process.cwd() } } };
     },
     async update(id, olds, news) {
         fs.writeFileSync(news.path, news.content);
-        return { outs: { ...news, ranBy: { argv1: process.argv[1], execPath: process.execPath } } };
+        return { outs: { ...news, ranBy: { argv1: process.argv[1], execPath: process.execPath, cwd: process.cwd() } } };
     },
     async delete(id) {
         fs.rmSync(id, { force: true });
