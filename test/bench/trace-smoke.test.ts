@@ -33,7 +33,10 @@ describe("bench --engine --trace (smoke: one environment, one round)", function 
       const what = `${s.kind} ${s.step}`;
       const t = s.trace;
       expect(t.launches, what).to.equal(1);
-      for (const m of MARKS) expect(t.marks[m], `${what}: ${m}`).to.be.a("number");
+      // Ours must show its whole life. The reference's plugin may outlive the command (a CI run under load saw
+      // its up-update with no exit mark): its exit and pipes are its own, which the report says, not this test.
+      const required = s.kind === "reference" ? MARKS.filter((m) => m !== "exit" && m !== "pipesClosed") : MARKS;
+      for (const m of required) expect(t.marks[m], `${what}: ${m}`).to.be.a("number");
       // In order up to the plugin's end. The command's own end is after the engine began the shutdown; that
       // it is after the plugin's exit and pipes too is the engine's doing (engine.md §1.11), which the
       // report checks and says where it was not so, rather than this test failing on the engine.
