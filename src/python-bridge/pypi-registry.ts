@@ -10,31 +10,25 @@
 // project installed, and with the project's own pulumi and dill. pip's
 // configuration is the user's (PIP_INDEX_URL, pip.conf); the cache folder is
 // per interpreter, since what it lacks, and which wheels fit it, depend on it.
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { RegistrySource } from "../host/packages/parameters.js";
-import { RegistryError, type Installed, type PackageRegistry, type Resolved } from "../host/packages/registry-install.js";
+import { RegistryError, runTool, type Installed, type PackageRegistry, type Resolved, type ToolResult } from "../host/packages/registry-install.js";
 import type { Interpreter } from "./interpreter/interpreter.js";
 
 const PIP_TIMEOUT_MS = 10 * 60_000;
 
-export type PipRun = (args: string[], cwd: string) => Promise<{ code: number; stdout: string; stderr: string }>;
+export type PipRun = (args: string[], cwd: string) => Promise<ToolResult>;
 
 /** `python -m pip …` with the interpreter's environment. */
 export function pipOf(interpreter: Interpreter): PipRun {
   return (args, cwd) =>
-    new Promise((resolve) => {
-      execFile(
-        interpreter.python,
-        ["-m", "pip", "--disable-pip-version-check", "--no-input", ...args],
-        { cwd, encoding: "utf8", maxBuffer: 64 << 20, timeout: PIP_TIMEOUT_MS, env: { ...interpreter.env, PIP_NO_INPUT: "1" } },
-        (err, stdout, stderr) => {
-          const code = err ? (typeof (err as NodeJS.ErrnoException).code === "number" ? Number((err as NodeJS.ErrnoException).code) : -1) : 0;
-          resolve({ code, stdout, stderr: err?.killed ? `pip did not finish in ${PIP_TIMEOUT_MS / 60_000} minutes` : stderr || (err && code === -1 ? err.message : "") });
-        },
-      );
+    runTool(interpreter.python, ["-m", "pip", "--disable-pip-version-check", "--no-input", ...args], {
+      cwd,
+      env: { ...interpreter.env, PIP_NO_INPUT: "1" },
+      timeoutMs: PIP_TIMEOUT_MS,
+      title: "pip",
     });
 }
 

@@ -5,34 +5,28 @@
 // dependencies (not its devDependencies), and refused unless npm installed the
 // same integrity. npm's configuration is the user's: environment variables,
 // ~/.npmrc, and the project's .npmrc (copied in for the install, removed after).
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import type { RegistrySource } from "./parameters.js";
-import { RegistryError, type Installed, type PackageRegistry, type Resolved } from "./registry-install.js";
+import { RegistryError, runTool, type Installed, type PackageRegistry, type Resolved, type ToolResult } from "./registry-install.js";
 
 /** npm may download a lot; a registry that stops answering still ends. */
 const NPM_TIMEOUT_MS = 10 * 60_000;
 
-export interface NpmRun {
-  (args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }>;
-}
+export type NpmRun = (args: string[], cwd: string) => Promise<ToolResult>;
 
 /** npm from PATH (npm.cmd on Windows, which needs a shell). */
-export const runNpm: NpmRun = (args, cwd) =>
-  new Promise((resolve) => {
-    const windows = process.platform === "win32";
-    execFile(
-      windows ? "npm.cmd" : "npm",
-      windows ? args.map((a) => `"${a.replace(/"/g, '\\"')}"`) : args,
-      { cwd, encoding: "utf8", maxBuffer: 64 << 20, timeout: NPM_TIMEOUT_MS, shell: windows, env: { ...process.env, npm_config_update_notifier: "false" } },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof (err as NodeJS.ErrnoException).code === "number" ? Number((err as NodeJS.ErrnoException).code) : -1) : 0;
-        const missing = err && (err as NodeJS.ErrnoException).code === "ENOENT";
-        resolve({ code, stdout, stderr: missing ? "npm was not found on PATH (a package is installed from npm with npm: install Node.js, which brings it, or add the package from a folder)" : err?.killed ? `npm did not finish in ${NPM_TIMEOUT_MS / 60_000} minutes` : stderr });
-      },
-    );
+export const runNpm: NpmRun = (args, cwd) => {
+  const windows = process.platform === "win32";
+  return runTool(windows ? "npm.cmd" : "npm", windows ? args.map((a) => `"${a.replace(/"/g, '\\"')}"`) : args, {
+    cwd,
+    env: { ...process.env, npm_config_update_notifier: "false" },
+    timeoutMs: NPM_TIMEOUT_MS,
+    shell: windows,
+    title: "npm",
+    notFound: "npm was not found on PATH (a package is installed from npm with npm: install Node.js, which brings it, or add the package from a folder)",
   });
+};
 
 export class NpmRegistry implements PackageRegistry {
   readonly kind = "npm" as const;

@@ -12,6 +12,7 @@
 // a provider and a schema load side by side): each installs into a temporary
 // folder of its own and renames it into place; the first rename wins, and the
 // others use its folder.
+import { execFile } from "node:child_process";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
@@ -52,6 +53,30 @@ export interface PackageRegistry {
 
 /** What a plugin process installs registry packages with: its language's registry, or why it has none. */
 export type Registry = { use: PackageRegistry } | { unavailable: string };
+
+/** What a registry's tool (npm, pip) answered: its exit code (-1 when it did not run or was stopped) and output. */
+export interface ToolResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A tool that resolves or installs packages, run once; a command not found, or not done in `timeoutMs`, is said in `stderr`. */
+export function runTool(
+  command: string,
+  args: readonly string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; shell?: boolean; title: string; notFound?: string },
+): Promise<ToolResult> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: opts.cwd, encoding: "utf8", maxBuffer: 64 << 20, timeout: opts.timeoutMs, shell: opts.shell, env: opts.env }, (err, stdout, stderr) => {
+      const errCode = (err as NodeJS.ErrnoException | null)?.code;
+      const code = err ? (typeof errCode === "number" ? errCode : -1) : 0;
+      if (errCode === "ENOENT" && opts.notFound) return resolve({ code, stdout, stderr: opts.notFound });
+      if (err?.killed) return resolve({ code, stdout, stderr: `${opts.title} did not finish in ${opts.timeoutMs / 60_000} minutes` });
+      resolve({ code, stdout, stderr: stderr || (err && code === -1 ? err.message : "") });
+    });
+  });
+}
 
 /** A registry, or its tool, failed: the message says which command, and what it said. */
 export class RegistryError extends ParameterError {
